@@ -1,0 +1,58 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# pmc: hwpmc(4)/perfmon(4)/libcpc for Linux.
+#
+#   make deps     install the Debian packages the build and tests need
+#   make          build driver/pmc.ko, the libraries and the tools
+#   make check    host unit tests, checkpatch, DKMS build check, VM suite
+#   make run      load the module (here or in the test VM) and demonstrate it
+#
+# Each component adds its targets through a fragment (mk/*.mk, */build.mk),
+# so adding a library or tool never edits this file.
+
+SHELL := /bin/bash
+TOP := $(CURDIR)
+BUILD ?= $(TOP)/build
+
+# KDIR: the running kernel's build dir if it exists, else the newest installed one.
+KDIR ?= $(shell d=/lib/modules/$$(uname -r)/build; \
+	if [ -d $$d ]; then echo $$d; else \
+	ls -d /lib/modules/*/build 2>/dev/null | sort -V | tail -n 1; fi)
+KVER ?= $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"/\1/p' \
+	$(KDIR)/include/generated/utsrelease.h 2>/dev/null)
+
+# User space: C11, warnings are errors.
+CC ?= cc
+CFLAGS ?= -O2 -g
+USER_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -I$(TOP)/include/uapi
+# Host unit tests run under ASan and UBSan.
+SAN_CFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+
+# Targets the fragments extend.
+ALL_TARGETS :=
+CLEAN_FILES :=
+# Each check step is a target that writes $(BUILD)/check/<name>.tap.
+CHECK_STEPS :=
+
+.PHONY: all module clean check deps run
+all: module
+
+include $(sort $(wildcard $(TOP)/mk/*.mk))
+include $(sort $(wildcard $(TOP)/*/build.mk $(TOP)/tools/*/build.mk $(TOP)/selftests/*/build.mk))
+
+all: $(ALL_TARGETS)
+
+clean:
+	$(MAKE) -C $(KDIR) M=$(TOP) clean >/dev/null 2>&1 || true
+	rm -rf $(BUILD) $(CLEAN_FILES)
+
+# `make check` runs every step even after a failure, then prints the closing
+# "N passed, N failed" line from the TAP files the steps wrote.
+check:
+	@rm -rf $(BUILD)/check; mkdir -p $(BUILD)/check
+	@for s in $(CHECK_STEPS); do \
+		echo "=== $$s"; \
+		$(MAKE) --no-print-directory $$s || \
+			echo "not ok - $$s: step exited non-zero" >> $(BUILD)/check/$$s.tap; \
+	done
+	@$(TOP)/tools/check-summary $(BUILD)/check $(CHECK_STEPS)

@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * arch/x86/cpu.c - x86 capability discovery from CPUID (architectural
+ * perfmon version, general and fixed counters and their widths, AMD core
+ * counters and PerfMonV2), raw event-select validation, RDPMC indices and the
+ * TSC.
+ *
+ * The driver never programs PMU registers: these facts only size the rows of
+ * the hardware classes and check what user space asks perf to count.
+ */
+#include "pmc_main.h"
+
+#include <linux/kernel.h>
+#include <linux/perf_event.h>
+#include <asm/processor.h>
+#include <asm/cpufeature.h>
+#include <asm/tsc.h>
+#include <asm/msr.h>
+
+/* Intel architectural perfmon: CPUID leaf 0xA. */
+#define CPUID_ARCH_PERFMON	0x0a
+/* AMD extended perfmon and debug: CPUID leaf 0x80000022 (PerfMonV2). */
+#define CPUID_AMD_PERFMON_V2	0x80000022
+
+/* PERFEVTSEL fields user space may set in a raw encoding. */
+#define PMC_X86_EVSEL_EVENT	0x000000ffULL
+#define PMC_X86_EVSEL_UMASK	0x0000ff00ULL
+#define PMC_X86_EVSEL_EDGE	BIT_ULL(18)
+#define PMC_X86_EVSEL_INV	BIT_ULL(23)
+#define PMC_X86_EVSEL_CMASK	0xff000000ULL
+#define PMC_X86_RAW_MASK	(PMC_X86_EVSEL_EVENT | PMC_X86_EVSEL_UMASK | \
+				 PMC_X86_EVSEL_EDGE | PMC_X86_EVSEL_INV | \
+				 PMC_X86_EVSEL_CMASK)
+/* AMD's 12-bit event select keeps bits 11:8 in config bits 35:32. */
+#define PMC_AMD_EVSEL_EVENT_HI	0x0000000f00000000ULL
+
+#define PMC_X86_HW_CAPS		(PMC_CAP_INTERRUPT | PMC_CAP_USER | \
+				 PMC_CAP_SYSTEM | PMC_CAP_EDGE | \
+				 PMC_CAP_THRESHOLD | PMC_CAP_READ | \
+				 PMC_CAP_WRITE | PMC_CAP_INVERT | \
+				 PMC_CAP_QUALIFIER)
+#define PMC_X86_FIXED_CAPS	(PMC_CAP_INTERRUPT | PMC_CAP_USER | \
+				 PMC_CAP_SYSTEM | PMC_CAP_READ | PMC_CAP_WRITE)
+
+static void pmc_x86_add_class(struct pmc_arch_info *info, u32 pmc_class,
+			      u32 caps, u32 width, u32 num)
+{
+	struct pmc_arch_class *c;
+
+	if (!num || info->nclasses >= PMC_ARCH_MAX_CLASSES)
+		return;
+	c = &info->classes[info->nclasses++];
+	c->class = pmc_class;
+	c->caps = caps;
+	c->width = width;
+	c->num = num;
+}
+
+static void pmc_x86_intel(struct pmc_arch_info *info)
+{
+	unsigned int eax, ebx, ecx, edx;
+	u32 ngp, gpwidth, nfixed, fixwidth;
+
+	if (boot_cpu_data.cpuid_level < CPUID_ARCH_PERFMON)
+		return;
+	cpuid(CPUID_ARCH_PERFMON, &eax, &ebx, &ecx, &edx);
+	info->perfmon_version = eax & 0xff;
+	if (!info->perfmon_version)
+		return;
+
+	ngp = (eax >> 8) & 0xff;
+	gpwidth = (eax >> 16) & 0xff;
+	nfixed = info->perfmon_version > 1 ? edx & 0x1f : 0;
+	fixwidth = (edx >> 5) & 0xff;
+
+	info->cputype = PMC_CPU_INTEL_CORE;
+	pmc_x86_add_class(info, PMC_CLASS_IAP, PMC_X86_HW_CAPS, gpwidth, ngp);
+	pmc_x86_add_class(info, PMC_CLASS_IAF, PMC_X86_FIXED_CAPS, fixwidth,
+			  nfixed);
+}
+
+static void pmc_x86_amd(struct pmc_arch_info *info)
+{
+	u32 ncounters = 4;
+
+	if (boot_cpu_has(X86_FEATURE_PERFCTR_CORE))
+		ncounters = 6;
+	if (boot_cpu_has(X86_FEATURE_PERFMON_V2) &&
+	    boot_cpu_data.extended_cpuid_level >= CPUID_AMD_PERFMON_V2)
+		ncounters = cpuid_ebx(CPUID_AMD_PERFMON_V2) & 0xf;
+
+	/* A hypervisor that hides the PMU leaves the feature bits clear. */
+	if (!boot_cpu_has(X86_FEATURE_ARCH_PERFMON) &&
+	    !boot_cpu_has(X86_FEATURE_PERFCTR_CORE) &&
+	    boot_cpu_has(X86_FEATURE_HYPERVISOR))
+		return;
+
+	info->cputype = PMC_CPU_AMD_K8;
+	pmc_x86_add_class(info, PMC_CLASS_K8, PMC_X86_HW_CAPS, 48, ncounters);
+}
+
+void pmc_arch_init(struct pmc_arch_info *info)
+{
+	struct cpuinfo_x86 *c = &boot_cpu_data;
+
+	memset(info, 0, sizeof(*info));
+	info->cputype = PMC_CPU_GENERIC;
+	info->has_tsc = boot_cpu_has(X86_FEATURE_TSC);
+	snprintf(info->cpuid, sizeof(info->cpuid), "%s-%u-%u-%u",
+		 c->x86_vendor_id[0] ? c->x86_vendor_id : "unknown",
+		 c->x86, c->x86_model, c->x86_stepping);
+
+	switch (c->x86_vendor) {
+	case X86_VENDOR_INTEL:
+		pmc_x86_intel(info);
+		break;
+	case X86_VENDOR_AMD:
+	case X86_VENDOR_HYGON:
+		pmc_x86_amd(info);
+		break;
+	default:
+		break;
+	}
+}
+
+void pmc_arch_exit(void)
+{
+}
+
+int pmc_arch_validate_raw(u32 pmc_class, u64 config)
+{
+	u64 allowed = PMC_X86_RAW_MASK;
+
+	if (pmc_class == PMC_CLASS_K8)
+		allowed |= PMC_AMD_EVSEL_EVENT_HI;
+	else if (pmc_class != PMC_CLASS_IAP)
+		return -EINVAL;
+	return (config & ~allowed) ? -EINVAL : 0;
+}
+
+int pmc_arch_rdpmc_index(struct perf_event *event)
+{
+	/* perf keeps the RDPMC index of an active hardware event here. */
+	if (!event->hw.event_base_rdpmc && event->hw.idx < 0)
+		return -ENOENT;
+	return event->hw.event_base_rdpmc;
+}
+
+u64 pmc_arch_read_tsc(void)
+{
+	return boot_cpu_has(X86_FEATURE_TSC) ? rdtsc() : 0;
+}
+
+unsigned long pmc_arch_tsc_khz(void)
+{
+	return boot_cpu_has(X86_FEATURE_TSC) ? tsc_khz : 0;
+}

@@ -1,0 +1,10 @@
+# SPDX-License-Identifier: GPL-2.0
+# Building the kernel module(s) against $(KDIR), with W=1.
+
+.PHONY: module
+module:
+	@test -n "$(KDIR)" -a -d "$(KDIR)" || \
+		{ echo "error: no kernel build dir (KDIR='$(KDIR)'); run 'make deps'" >&2; exit 1; }
+	$(MAKE) -C $(KDIR) M=$(TOP) W=1 modules
+
+CLEAN_FILES += driver/*.o driver/arch/x86/*.o driver/pmc.ko
