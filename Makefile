@@ -34,13 +34,16 @@ CLEAN_FILES :=
 # Each check step is a target that writes $(BUILD)/check/<name>.tap.
 CHECK_STEPS :=
 
-.PHONY: all module clean check deps run
+.PHONY: all module clean check deps run install
 all: module
 
 include $(sort $(wildcard $(TOP)/mk/*.mk))
 include $(sort $(wildcard $(TOP)/*/build.mk $(TOP)/tools/*/build.mk $(TOP)/selftests/*/build.mk))
 
 all: $(ALL_TARGETS)
+
+# Fragments add to INSTALL_TARGETS (mk/install.mk).
+install: all $(INSTALL_TARGETS)
 
 clean:
 	$(MAKE) -C $(KDIR) M=$(TOP) clean >/dev/null 2>&1 || true
