@@ -69,9 +69,9 @@ struct counter {
 int main(void)
 {
 	struct counter ctr[] = {
-		{ "task-clock (ns)", PERF_COUNT_SW_TASK_CLOCK },
-		{ "page-faults", PERF_COUNT_SW_PAGE_FAULTS },
-		{ "context-switches", PERF_COUNT_SW_CONTEXT_SWITCHES },
+		{ .name = "task-clock (ns)", .config = PERF_COUNT_SW_TASK_CLOCK },
+		{ .name = "page-faults", .config = PERF_COUNT_SW_PAGE_FAULTS },
+		{ .name = "context-switches", .config = PERF_COUNT_SW_CONTEXT_SWITCHES },
 	};
 	struct pmc_op_getmoduleversion ver = { .pm_version = PMC_VERSION };
 	struct pmc_op_getcpuinfo ci;
