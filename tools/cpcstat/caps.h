@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * caps.h - what the CPU's counters offer (events per counter, attributes,
+ * names), gathered once from libcpc so the parser and the -h listing can be
+ * tested without it.
+ */
+#ifndef CPCSTAT_CAPS_H
+#define CPCSTAT_CAPS_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+struct name_list {
+	char **names;
+	unsigned int n;
+	unsigned int cap;
+};
+
+struct cpu_caps {
+	unsigned int npic;
+	struct name_list *events;	/* [npic]: platform events of each counter */
+	struct name_list *generic;	/* [npic]: PAPI_* events of each counter */
+	struct name_list attrs;		/* PCBE attributes, picnum included */
+	char *cciname;
+	char *cpuref;
+};
+
+int name_list_add(struct name_list *l, const char *name);
+bool name_list_has(const struct name_list *l, const char *name);
+void name_list_free(struct name_list *l);
+
+/* Allocate empty lists for NPIC counters. */
+int caps_init(struct cpu_caps *caps, unsigned int npic);
+void caps_free(struct cpu_caps *caps);
+
+/* Can counter PIC count EVENT (a listed name, or a non-zero raw code)? */
+bool caps_can_count(const struct cpu_caps *caps, unsigned int pic, const char *event);
+/* Is ATTR an attribute users may give (listed, and not picnum)? */
+bool caps_has_attr(const struct cpu_caps *caps, const char *attr);
+
+/* The -h capability listing, illumos caps.c layout. */
+void caps_print(FILE *fp, const struct cpu_caps *caps);
+
+#endif /* CPCSTAT_CAPS_H */
