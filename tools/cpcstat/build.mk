@@ -7,7 +7,7 @@ CPCSTAT_BUILD := $(BUILD)/tools/cpcstat.d
 CPCSTAT := $(BUILD)/tools/cpcstat
 
 # Parsing and formatting: no library needed, unit-tested on the host.
-CPCSTAT_PURE := spec.c caps.c out.c
+CPCSTAT_PURE := spec.c caps.c out.c strpool.c symbols.c profile.c report_out.c flame.c
 CPCSTAT_HDRS := $(wildcard $(CPCSTAT_DIR)/*.h)
 
 # ---------------------------------------------------------------- unit tests
@@ -17,7 +17,7 @@ CPCSTAT_UNIT_SRCS := $(wildcard $(CPCSTAT_DIR)/tests/*.c) $(addprefix $(CPCSTAT_
 $(CPCSTAT_UNIT): $(CPCSTAT_UNIT_SRCS) $(CPCSTAT_HDRS) $(wildcard $(CPCSTAT_DIR)/tests/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(USER_CFLAGS) -g -O1 $(SAN_CFLAGS) -o $@ $(CPCSTAT_UNIT_SRCS) \
-		$$(pkg-config --cflags --libs check)
+		$$(pkg-config --cflags --libs check) -ldw -lelf
 
 CHECK_STEPS += cpcstat-unit
 .PHONY: cpcstat-unit

@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * profile.h - symbolized samples aggregated two ways: a flat table (by
+ * function, object or process) with self and inclusive counts, and a
+ * top-down call tree (process, then outermost caller ... sampled function)
+ * from which the callgraph, the folded stacks and the flame graph are drawn.
+ */
+#ifndef CPCSTAT_PROFILE_H
+#define CPCSTAT_PROFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+enum sort_key { SORT_SYM, SORT_DSO, SORT_PID };
+
+/* One frame of a sample; strings are interned (compared by pointer). */
+struct frame {
+	const char *sym;
+	const char *dso;
+};
+
+struct cg_node {
+	const char *sym;
+	const char *dso;
+	uint64_t total;		/* samples in this node and below */
+	uint64_t self;		/* samples whose sampled function is this node */
+	struct cg_node *children;
+	struct cg_node *next;	/* sibling */
+};
+
+struct flat_entry {
+	const char *name;	/* function, object or command */
+	const char *dso;	/* SORT_SYM: the function's object */
+	pid_t pid;		/* SORT_PID */
+	uint64_t self;
+	uint64_t total;
+};
+
+struct profile {
+	enum sort_key sort;
+	uint64_t samples;
+	bool callchains;	/* some sample had more than one frame */
+	struct cg_node root;	/* children: one per command */
+	struct flat_entry *flat;
+	size_t nflat, capflat;
+	size_t *index;		/* hash of flat entries: slot -> entry + 1 */
+	size_t capindex;
+};
+
+void profile_init(struct profile *prof, enum sort_key sort);
+/* FRAMES[0] is the sampled function, then its callers. */
+int profile_add(struct profile *prof, pid_t pid, const char *comm,
+		const struct frame *frames, unsigned int n);
+/* Sort the flat table and every node's children, largest first. */
+void profile_finish(struct profile *prof);
+void profile_free(struct profile *prof);
+
+static inline double pct(uint64_t part, uint64_t whole)
+{
+	return whole ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+#endif /* CPCSTAT_PROFILE_H */
