@@ -1,0 +1,627 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * cpc_bind.c - binding sets to counters and using them: cpc_bind_curlwp,
+ * cpc_bind_pctx, cpc_bind_cpu, cpc_unbind, cpc_set_sample,
+ * cpc_request_preset, cpc_set_restart, cpc_enable, cpc_disable.
+ *
+ * A set is bound all-or-nothing: one PMC per counting request, all tagged
+ * with the set's pm_group, plus a hidden tick PMC; if any of them cannot be
+ * allocated, attached or started, every PMC of the set is released and the
+ * bind fails. The driver pins hardware counters, so a bound set is never
+ * multiplexed. A sample reads every PMC of the set with one
+ * PMC_OP_PMCREADSET: one timestamp for all.
+ *
+ * Signal safety: cpc_set_sample, cpc_request_preset and cpc_set_restart
+ * take no lock and allocate nothing for a set bound with cpc_bind_curlwp,
+ * so the overflow signal handler may call them (illumos' usage).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/perf_event.h>
+
+#include "libcpc_impl.h"
+
+/*
+ * The set cpc_bind_curlwp() bound to this thread. illumos keeps it in the
+ * kernel's per-LWP context; cpc_request_preset(), cpc_set_restart(),
+ * cpc_enable() and cpc_disable() act on it, so the API forces per-thread
+ * state. A set unbound by another thread is recognised by its bind state.
+ */
+static _Thread_local cpc_set_t *cpc_lwp_set;
+
+static bool lwp_set_ok(const cpc_set_t *set)
+{
+	return set && set->magic == CPC_SET_MAGIC &&
+	       set->bind == CPC_BIND_LWP && set->tid == gettid();
+}
+
+/* The errno and subcode of a failed PMCALLOCATE or PMCATTACH. */
+static int map_driver_error(int err, int *subcode)
+{
+	*subcode = -1;
+	switch (err) {
+	case EPERM:
+	case EACCES:
+		*subcode = CPC_ATTR_REQUIRES_PRIVILEGE;
+		return EACCES;
+	case ENOENT:
+		/* perf has no such event on this PMU. */
+		*subcode = CPC_PIC_NOT_CAPABLE;
+		return EINVAL;
+	case EBUSY:
+	case ENOSPC:
+	case EAGAIN:
+		/* Rows or counters held by others: try again later. */
+		*subcode = CPC_RESOURCE_UNAVAIL;
+		return EAGAIN;
+	default:
+		return err;
+	}
+}
+
+static void set_release_pmcs(cpc_t *cpc, cpc_set_t *set)
+{
+	int i;
+
+	for (i = 0; i < set->nids; i++) {
+		cpc_dev_stop(cpc, set->ids[i]);
+		cpc_dev_release(cpc, set->ids[i]);
+	}
+	for (i = 0; i < set->nreqs; i++) {
+		set->reqs[i].pmcid = PMC_ID_INVALID;
+		set->reqs[i].slot = -1;
+	}
+	set->nids = 0;
+	set->tick_slot = -1;
+}
+
+/* What binding needs: scope, target and PMCALLOCATE defaults. */
+struct bind_ctx {
+	enum cpc_bind_kind kind;
+	pid_t attach_pid;	/* LWP: 0 (the caller); PCTX: the target */
+	int cpu;		/* CPU scope */
+	uint32_t attach_flags;
+	uint32_t group;
+};
+
+static void fill_alloc(const cpc_t *cpc, const struct bind_ctx *bc,
+		       struct pmc_op_pmcallocate *a)
+{
+	bool system = bc->kind == CPC_BIND_CPU;
+
+	memset(a, 0, sizeof(*a));
+	a->pm_cpu = system ? (uint32_t)bc->cpu : PMC_CPU_ANY;
+	a->pm_mode = system ? PMC_MODE_SC : PMC_MODE_TC;
+	a->pm_group = bc->group;
+	a->pm_signo = (uint32_t)cpc->ovf_signo;
+}
+
+/* Allocate one PMC and, in thread scope, attach it. */
+static int pmc_add(cpc_t *cpc, cpc_set_t *set, const struct bind_ctx *bc,
+		   struct pmc_op_pmcallocate *a)
+{
+	int err;
+
+	if (set->nids >= PMC_READSET_MAX) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (cpc_dev_allocate(cpc, a) < 0)
+		return -1;
+	if (bc->kind != CPC_BIND_CPU &&
+	    cpc_dev_attach(cpc, a->pm_pmcid, bc->attach_pid,
+			   bc->attach_flags) < 0) {
+		err = errno;
+		cpc_dev_release(cpc, a->pm_pmcid);
+		errno = err;
+		return -1;
+	}
+	set->ids[set->nids++] = a->pm_pmcid;
+	return 0;
+}
+
+/*
+ * The hidden tick PMC: an Intel fixed cycle counter where there is one,
+ * else the set's on-CPU time in nanoseconds (task-clock in thread scope,
+ * cpu-clock on a CPU), counting user and system time, or user time only
+ * where the caller may not count the kernel. Without any, the tick is 0.
+ */
+static void tick_add(cpc_t *cpc, cpc_set_t *set, const struct bind_ctx *bc)
+{
+	uint64_t clock = bc->kind == CPC_BIND_CPU ? PERF_COUNT_SW_CPU_CLOCK :
+						   PERF_COUNT_SW_TASK_CLOCK;
+	struct {
+		uint32_t pmc_class, type, caps;
+		uint64_t config;
+		int unit;
+	} tries[] = {
+		{ cpc->fixed_class, PERF_TYPE_HARDWARE,
+		  PMC_CAP_USER | PMC_CAP_SYSTEM, PERF_COUNT_HW_CPU_CYCLES,
+		  CPC_TICK_CYCLES },
+		{ PMC_CLASS_SOFT, PERF_TYPE_SOFTWARE,
+		  PMC_CAP_USER | PMC_CAP_SYSTEM, clock, CPC_TICK_NSEC },
+		{ PMC_CLASS_SOFT, PERF_TYPE_SOFTWARE, PMC_CAP_USER, clock,
+		  CPC_TICK_NSEC },
+	};
+	struct pmc_op_pmcallocate a;
+	size_t i;
+
+	set->tick_slot = -1;
+	set->tick_unit = CPC_TICK_NSEC;
+	for (i = 0; i < sizeof(tries) / sizeof(tries[0]); i++) {
+		if (!tries[i].pmc_class ||
+		    (tries[i].pmc_class == PMC_CLASS_SOFT && !cpc->nsoft))
+			continue;
+		fill_alloc(cpc, bc, &a);
+		a.pm_caps = tries[i].caps;
+		a.pm_class = tries[i].pmc_class;
+		a.pm_md.pm_type = tries[i].type;
+		a.pm_md.pm_config = tries[i].config;
+		a.pm_ev = tries[i].type == PERF_TYPE_SOFTWARE ?
+			  PMC_EV_SOFT_FIRST + (uint32_t)tries[i].config :
+			  PMC_EV_GENERIC_FIRST + (uint32_t)tries[i].config;
+		if (pmc_add(cpc, set, bc, &a) == 0) {
+			set->tick_slot = set->nids - 1;
+			set->tick_unit = tries[i].unit;
+			return;
+		}
+	}
+}
+
+/*
+ * Check the requests and place them on pics; fill @enc. Returns 0, or -1
+ * with errno set and the reason reported through the error handler.
+ */
+static int set_plan(cpc_t *cpc, cpc_set_t *set, const char *fn, bool system,
+		    struct cpc_enc *enc)
+{
+	int pics[CPC_SET_MAX_REQS];
+	bool ovf = false;
+	int i, subcode;
+
+	if (set->nreqs == 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	for (i = 0; i < set->nreqs; i++) {
+		uint_t flags = set->reqs[i].flags;
+
+		if (!KCPC_REQ_VALID_FLAGS(flags)) {
+			cpc_err(cpc, fn, CPC_REQ_INVALID_FLAGS);
+			errno = EINVAL;
+			return -1;
+		}
+		if (flags & CPC_COUNT_HV) {
+			cpc_err(cpc, fn, CPC_HV_NO_ACCESS);
+			errno = EACCES;
+			return -1;
+		}
+		if (flags & CPC_OVF_NOTIFY_EMT)
+			ovf = true;
+	}
+	if (ovf && !system && !(cpc->caps & CPC_CAP_OVERFLOW_INTERRUPT)) {
+		errno = ENOTSUP;
+		return -1;
+	}
+	if (cpc_assign_pics(cpc, set, pics, &subcode) < 0) {
+		cpc_err(cpc, fn, subcode);
+		errno = EINVAL;
+		return -1;
+	}
+	for (i = 0; i < set->nreqs; i++) {
+		subcode = cpc_req_encode(cpc, &set->reqs[i], pics[i], &enc[i]);
+		if (subcode) {
+			cpc_err(cpc, fn, subcode);
+			errno = EINVAL;
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int set_bind(cpc_t *cpc, cpc_set_t *set, const char *fn,
+		    struct bind_ctx *bc)
+{
+	struct cpc_enc enc[CPC_SET_MAX_REQS];
+	bool system = bc->kind == CPC_BIND_CPU;
+	struct pmc_op_pmcallocate a;
+	int i, err, subcode;
+
+	if (set_plan(cpc, set, fn, system, enc) < 0)
+		return -1;
+
+	bc->group = atomic_fetch_add(&cpc->next_group, 1);
+	set->nids = 0;
+	set->tick_slot = -1;
+	for (i = 0; i < set->nreqs; i++) {
+		struct cpc_req *r = &set->reqs[i];
+
+		r->pmcid = PMC_ID_INVALID;
+		r->slot = -1;
+		r->bound_preset = r->preset;
+		/* Neither user nor system: accepted, counts nothing. */
+		if (!(r->flags & (CPC_COUNT_USER | CPC_COUNT_SYSTEM)))
+			continue;
+		fill_alloc(cpc, bc, &a);
+		if (r->flags & CPC_COUNT_USER)
+			a.pm_caps |= PMC_CAP_USER;
+		if (r->flags & CPC_COUNT_SYSTEM)
+			a.pm_caps |= PMC_CAP_SYSTEM;
+		if ((r->flags & CPC_OVF_NOTIFY_EMT) && !system) {
+			a.pm_caps |= PMC_CAP_INTERRUPT;
+			a.pm_flags |= PMC_F_OVF_SIGNAL;
+		}
+		a.pm_class = enc[i].pmc_class;
+		a.pm_ev = enc[i].ev;
+		a.pm_count = r->preset;
+		a.pm_md.pm_type = enc[i].type;
+		a.pm_md.pm_config = enc[i].config;
+		a.pm_md.pm_config1 = enc[i].config1;
+		a.pm_md.pm_config2 = enc[i].config2;
+		if (pmc_add(cpc, set, bc, &a) < 0)
+			goto fail;
+		r->pmcid = a.pm_pmcid;
+		r->slot = set->nids - 1;
+	}
+	tick_add(cpc, set, bc);
+	for (i = 0; i < set->nids; i++)
+		if (cpc_dev_start(cpc, set->ids[i]) < 0)
+			goto fail;
+	set->bind = bc->kind;
+	set->frozen = false;
+	return 0;
+
+fail:
+	err = map_driver_error(errno, &subcode);
+	set_release_pmcs(cpc, set);
+	cpc_err(cpc, fn, subcode);
+	errno = err;
+	return -1;
+}
+
+/* Release the set's PMCs and restore what binding changed. Always 0. */
+int cpc_unbind_set(cpc_t *cpc, cpc_set_t *set)
+{
+	set_release_pmcs(cpc, set);
+	if (set->bind == CPC_BIND_CPU && set->saved_affinity)
+		sched_setaffinity(set->tid, set->saved_affinity_size,
+				  set->saved_affinity);
+	free(set->saved_affinity);
+	set->saved_affinity = NULL;
+	if (cpc_lwp_set == set)
+		cpc_lwp_set = NULL;
+	set->bind = CPC_BIND_NONE;
+	set->pctx = NULL;
+	set->frozen = false;
+	return 0;
+}
+
+int cpc_unbind(cpc_t *cpc, cpc_set_t *set)
+{
+	if (!cpc_set_valid(cpc, set) || set->bind == CPC_BIND_NONE) {
+		errno = EINVAL;
+		return -1;
+	}
+	return cpc_unbind_set(cpc, set);
+}
+
+int cpc_bind_curlwp(cpc_t *cpc, cpc_set_t *set, uint_t flags)
+{
+	struct bind_ctx bc = {
+		.kind = CPC_BIND_LWP,
+		.attach_flags = PMC_ATTACH_F_THREAD,
+	};
+	cpc_set_t *old = cpc_lwp_set;
+
+	if (!cpc_set_valid(cpc, set) || !CPC_SET_VALID_FLAGS(flags)) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (flags & CPC_BIND_LWP_INHERIT)
+		bc.attach_flags |= PMC_ATTACH_F_INHERIT;
+	/* An LWP holds one set: binding another unbinds the previous one. */
+	if (lwp_set_ok(old))
+		cpc_unbind_set(old->cpc, old);
+	if (set->bind != CPC_BIND_NONE)
+		cpc_unbind_set(cpc, set);
+	if (set_bind(cpc, set, "cpc_bind_curlwp", &bc) < 0)
+		return -1;
+	set->tid = gettid();
+	set->bind_flags = flags;
+	cpc_lwp_set = set;
+	return 0;
+}
+
+/* Does thread @tid belong to process @pid? */
+static bool thread_of(pid_t pid, pid_t tid)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d", (int)pid, (int)tid);
+	return access(path, F_OK) == 0;
+}
+
+int cpc_bind_pctx(cpc_t *cpc, pctx_t *pctx, id_t id, cpc_set_t *set,
+		  uint_t flags)
+{
+	struct bind_ctx bc = {
+		.kind = CPC_BIND_PCTX,
+		.attach_flags = PMC_ATTACH_F_THREAD,
+	};
+	pid_t pid, tid;
+
+	if (!cpc_set_valid(cpc, set) || flags != 0 || !pctx ||
+	    set->nreqs == 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	pid = cpc_pctx_pid(pctx);
+	if (pid <= 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	/* LWP 1 is the initial thread; other ids are Linux thread ids. */
+	tid = id == 1 ? pid : (pid_t)id;
+	if (!thread_of(pid, tid)) {
+		errno = ESRCH;
+		return -1;
+	}
+	if (set->bind != CPC_BIND_NONE)
+		cpc_unbind_set(cpc, set);
+	bc.attach_pid = tid;
+	if (set_bind(cpc, set, "cpc_bind_pctx", &bc) < 0)
+		return -1;
+	set->tid = tid;
+	set->pctx = pctx;
+	set->bind_flags = 0;
+	return 0;
+}
+
+static size_t affinity_size(const cpc_t *cpc)
+{
+	long conf = sysconf(_SC_NPROCESSORS_CONF);
+	size_t n = cpc->cpuinfo.pm_ncpu;
+
+	if (conf > 0 && (size_t)conf > n)
+		n = (size_t)conf;
+	if (n < CPU_SETSIZE)
+		n = CPU_SETSIZE;
+	return n;
+}
+
+/* Is the binder still bound to exactly the set's CPU? */
+static bool cpu_still_bound(const cpc_set_t *set)
+{
+	size_t ncpu = set->saved_affinity_size * 8;
+	size_t size = set->saved_affinity_size;
+	cpu_set_t *mask = CPU_ALLOC(ncpu);
+	bool ok;
+
+	if (!mask)
+		return true;	/* cannot tell: do not fail the sample */
+	ok = sched_getaffinity(0, size, mask) == 0 &&
+	     CPU_COUNT_S(size, mask) == 1 &&
+	     CPU_ISSET_S((size_t)set->cpu, size, mask);
+	CPU_FREE(mask);
+	return ok;
+}
+
+int cpc_bind_cpu(cpc_t *cpc, processorid_t id, cpc_set_t *set, uint_t flags)
+{
+	static const char fn[] = "cpc_bind_cpu";
+	struct bind_ctx bc = { .kind = CPC_BIND_CPU, .cpu = id };
+	size_t ncpu, size;
+	cpu_set_t *saved, *one;
+	cpc_set_t *s;
+	sigset_t ss;
+	bool busy = false;
+	int err;
+
+	if (!cpc_set_valid(cpc, set) || flags != 0 || set->nreqs == 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (set->bind != CPC_BIND_NONE)
+		cpc_unbind_set(cpc, set);
+	cpc_lock(cpc, &ss);
+	for (s = cpc->sets; s; s = s->next)
+		if (s->bind == CPC_BIND_CPU && s->cpu == id)
+			busy = true;
+	cpc_unlock(cpc, &ss);
+	if (busy) {
+		/* illumos: one bound set per CPU. */
+		errno = EAGAIN;
+		return -1;
+	}
+
+	ncpu = affinity_size(cpc);
+	saved = CPU_ALLOC(ncpu);
+	one = CPU_ALLOC(ncpu);
+	if (!saved || !one) {
+		CPU_FREE(saved);
+		CPU_FREE(one);
+		errno = ENOMEM;
+		return -1;
+	}
+	size = CPU_ALLOC_SIZE(ncpu);
+	CPU_ZERO_S(size, one);
+	if (id < 0 || (size_t)id >= ncpu) {
+		err = EINVAL;
+		goto pbind_failed;
+	}
+	CPU_SET_S((size_t)id, size, one);
+	if (sched_getaffinity(0, size, saved) < 0 ||
+	    sched_setaffinity(0, size, one) < 0) {
+		err = errno;
+		goto pbind_failed;
+	}
+	CPU_FREE(one);
+	set->saved_affinity = saved;
+	set->saved_affinity_size = size;
+	set->tid = gettid();
+	set->cpu = id;
+	if (set_bind(cpc, set, fn, &bc) < 0) {
+		err = errno;
+		sched_setaffinity(0, size, saved);
+		free(set->saved_affinity);
+		set->saved_affinity = NULL;
+		errno = err;
+		return -1;
+	}
+	set->bind_flags = 0;
+	return 0;
+
+pbind_failed:
+	CPU_FREE(saved);
+	CPU_FREE(one);
+	cpc_err(cpc, fn, CPC_PBIND_FAILED);
+	errno = err;
+	return -1;
+}
+
+int cpc_set_sample(cpc_t *cpc, cpc_set_t *set, cpc_buf_t *buf)
+{
+	uint64_t vals[PMC_READSET_MAX], ts = 0;
+	struct timespec now;
+	int i;
+
+	if (!cpc_set_valid(cpc, set) || !buf || buf->magic != CPC_BUF_MAGIC ||
+	    buf->cpc != cpc || buf->set != set || buf->nreqs != set->nreqs ||
+	    set->bind == CPC_BIND_NONE) {
+		errno = EINVAL;
+		return -1;
+	}
+	/* A set bound to an LWP can be sampled by that LWP only. */
+	if (set->bind == CPC_BIND_LWP && set->tid != gettid()) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (set->bind == CPC_BIND_CPU && !cpu_still_bound(set)) {
+		errno = EAGAIN;
+		return -1;
+	}
+	if (set->nids) {
+		if (cpc_dev_readset(cpc, set->ids, set->nids, vals, &ts) < 0)
+			return -1;
+	} else {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		ts = (uint64_t)now.tv_sec * 1000000000ULL + (uint64_t)now.tv_nsec;
+	}
+	for (i = 0; i < set->nreqs; i++) {
+		const struct cpc_req *r = &set->reqs[i];
+
+		buf->vals[i] = r->slot >= 0 ? vals[r->slot] : r->bound_preset;
+	}
+	buf->tick = set->tick_slot >= 0 ? vals[set->tick_slot] : 0;
+	buf->hrtime = (hrtime_t)ts;
+	return 0;
+}
+
+/* illumos ignores @cpc: the preset is for the calling LWP's bound set. */
+int cpc_request_preset(cpc_t *cpc, int index, uint64_t preset)
+{
+	cpc_set_t *set = cpc_lwp_set;
+
+	(void)cpc;
+	if (!lwp_set_ok(set) || index < 0 || index >= set->nreqs) {
+		errno = EINVAL;
+		return -1;
+	}
+	set->reqs[index].bound_preset = preset;
+	return 0;
+}
+
+static void set_stop_all(cpc_t *cpc, cpc_set_t *set)
+{
+	int i;
+
+	for (i = 0; i < set->nids; i++)
+		cpc_dev_stop(cpc, set->ids[i]);
+}
+
+static int set_start_all(cpc_t *cpc, cpc_set_t *set)
+{
+	int i;
+
+	for (i = 0; i < set->nids; i++)
+		if (cpc_dev_start(cpc, set->ids[i]) < 0)
+			return -1;
+	return 0;
+}
+
+/*
+ * Restart the calling LWP's bound set (illumos ignores @set too): every
+ * request's counter is reset to its preset and the whole set, stopped by an
+ * overflow or not, counts again. The tick goes on from its value.
+ */
+int cpc_set_restart(cpc_t *cpc, cpc_set_t *set)
+{
+	cpc_set_t *s = cpc_lwp_set;
+	int i;
+
+	(void)set;
+	if (!lwp_set_ok(s)) {
+		errno = EINVAL;
+		return -1;
+	}
+	cpc = s->cpc;
+	set_stop_all(cpc, s);
+	for (i = 0; i < s->nreqs; i++) {
+		const struct cpc_req *r = &s->reqs[i];
+
+		if (r->pmcid != PMC_ID_INVALID &&
+		    cpc_dev_write(cpc, r->pmcid, r->bound_preset) < 0)
+			return -1;
+	}
+	if (set_start_all(cpc, s) < 0)
+		return -1;
+	s->frozen = false;
+	return 0;
+}
+
+int cpc_enable(cpc_t *cpc)
+{
+	cpc_set_t *s = cpc_lwp_set;
+
+	(void)cpc;
+	if (!lwp_set_ok(s) || !s->frozen) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (set_start_all(s->cpc, s) < 0)
+		return -1;
+	s->frozen = false;
+	return 0;
+}
+
+int cpc_disable(cpc_t *cpc)
+{
+	cpc_set_t *s = cpc_lwp_set;
+	int i;
+
+	(void)cpc;
+	if (!lwp_set_ok(s) || s->frozen) {
+		errno = EINVAL;
+		return -1;
+	}
+	for (i = 0; i < s->nids; i++)
+		if (cpc_dev_stop(s->cpc, s->ids[i]) < 0)
+			return -1;
+	s->frozen = true;
+	return 0;
+}
+
+int cpc_set_tick_unit(cpc_t *cpc, cpc_set_t *set)
+{
+	if (!cpc_set_valid(cpc, set) || set->bind == CPC_BIND_NONE) {
+		errno = EINVAL;
+		return -1;
+	}
+	return set->tick_unit;
+}

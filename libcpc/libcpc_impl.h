@@ -1,0 +1,221 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * libcpc_impl.h - libcpc's private structures: the handle, sets, requests,
+ * buffers, the event catalogue and the /dev/pmc layer. Never installed.
+ */
+#ifndef _LIBCPC_IMPL_H
+#define _LIBCPC_IMPL_H
+
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <pmc/hwpmc.h>
+
+#include "libcpc.h"
+
+#define CPC_HANDLE_MAGIC	0x43504348U	/* "CPCH" */
+#define CPC_SET_MAGIC		0x43505354U	/* "CPST" */
+#define CPC_BUF_MAGIC		0x43504246U	/* "CPBF" */
+
+/* The most requests one set may hold: the multi-read op, less the tick. */
+#define CPC_SET_MAX_REQS	(PMC_READSET_MAX - 1)
+/* The most counters (pics) libcpc models: one bit each in a 64-bit mask. */
+#define CPC_MAX_PICS		64
+
+#define CPC_PICMASK(n)		((n) >= 64 ? ~0ULL : ((1ULL << (n)) - 1))
+
+/*
+ * The /dev/pmc backend. The default one opens PMC_DEVICE_PATH and issues
+ * ioctl(2); host unit tests give a simulated driver (cpc_open_backend()).
+ * Every call returns 0 or -1 with errno set, like the system calls.
+ */
+struct cpc_backend {
+	int (*open)(void *ctx);
+	int (*ioctl)(void *ctx, int fd, unsigned long request, void *arg);
+	void (*close)(void *ctx, int fd);
+};
+
+/* What kind of event a catalogue entry is; decides class and encoding. */
+enum cpc_event_kind {
+	CPC_EV_SOFT,		/* Linux software event (SOFT class) */
+	CPC_EV_GENERIC,		/* PAPI_* generic: a perf generic hardware event */
+	CPC_EV_PLATFORM,	/* libpfm4 event of the core PMU (raw encoding) */
+	CPC_EV_FIXED,		/* an Intel fixed counter's own event */
+};
+
+/* One event name libcpc knows, with the pics that can count it. */
+struct cpc_event {
+	char		*name;		/* as listed, e.g. "inst_retired.any_p" */
+	enum cpc_event_kind kind;
+	uint64_t	picmask;	/* pics that can count it */
+	uint32_t	type;		/* SOFT, GENERIC, FIXED: perf type ... */
+	uint64_t	config;		/* ... and config */
+	const char	*pfm_event;	/* PLATFORM: libpfm4 event name ... */
+	const char	*pfm_umask;	/* ... and unit mask name, or NULL */
+};
+
+/* A perf-style event descriptor in one PMC class: what PMCALLOCATE takes. */
+struct cpc_enc {
+	uint32_t	pmc_class;
+	uint32_t	ev;		/* pm_ev */
+	uint32_t	type;
+	uint64_t	config;
+	uint64_t	config1;
+	uint64_t	config2;
+};
+
+struct cpc_req {
+	char		*event;		/* private copy, at most CPC_MAX_EVENT_LEN */
+	uint64_t	preset;		/* initial value; cpc_request_preset() */
+	uint_t		flags;
+	uint_t		nattrs;
+	cpc_attr_t	*attrs;		/* private copies of names and values */
+	const struct cpc_event *ev;	/* NULL: a raw numeric event code */
+	uint64_t	raw;		/* the numeric code when ev is NULL */
+	int		picnum;		/* explicit "picnum" attribute, or -1 */
+	/* While bound: */
+	uint64_t	bound_preset;	/* preset cpc_set_restart() restores */
+	uint32_t	pmcid;		/* PMC_ID_INVALID for a request that counts nothing */
+	int		slot;		/* index in the set's read list, or -1 */
+};
+
+enum cpc_bind_kind {
+	CPC_BIND_NONE = 0,
+	CPC_BIND_LWP,		/* cpc_bind_curlwp: thread scope, the binder */
+	CPC_BIND_PCTX,		/* cpc_bind_pctx: thread scope, another process */
+	CPC_BIND_CPU,		/* cpc_bind_cpu: system scope on one CPU */
+};
+
+struct __cpc_set {
+	uint32_t	magic;
+	cpc_t		*cpc;
+	struct __cpc_set *next;		/* the handle's list, under cpc->lock */
+	struct cpc_req	*reqs;		/* by index */
+	int		nreqs;
+	/* Bind state; written by the bind calls, read by sample/restart. */
+	enum cpc_bind_kind bind;
+	pid_t		tid;		/* LWP: the binder; PCTX: the target thread */
+	int		cpu;		/* CPU: the CPU counted */
+	cpu_set_t	*saved_affinity; /* CPU: the binder's affinity before */
+	size_t		saved_affinity_size;
+	pctx_t		*pctx;		/* PCTX: the process context */
+	uint_t		bind_flags;
+	uint32_t	group;		/* pm_group of the set's PMCs */
+	uint32_t	ids[PMC_READSET_MAX]; /* PMCs read by one sample */
+	int		nids;
+	int		tick_slot;	/* index in ids of the tick PMC, or -1 */
+	int		tick_unit;	/* CPC_TICK_CYCLES or CPC_TICK_NSEC */
+	bool		frozen;		/* cpc_disable()d */
+};
+
+struct __cpc_buf {
+	uint32_t	magic;
+	cpc_t		*cpc;
+	cpc_set_t	*set;
+	struct __cpc_buf *next;		/* the handle's list, under cpc->lock */
+	int		nreqs;
+	hrtime_t	hrtime;
+	uint64_t	tick;
+	uint64_t	vals[];
+};
+
+/*
+ * The handle. The counters' description and the event catalogue are
+ * written by cpc_open() and read-only afterwards. @lock protects the lists
+ * of sets and buffers (creation, destruction, cpc_close); the overflow
+ * signal is blocked while it is held, so that a signal handler calling
+ * libcpc cannot deadlock on it. The bind, sample, preset and restart paths
+ * take no lock: like illumos they may run in the overflow signal handler;
+ * a set is bound, sampled and unbound by one thread at a time.
+ */
+struct __cpc {
+	uint32_t	magic;
+	int		fd;
+	const struct cpc_backend *be;
+	void		*be_ctx;
+	pthread_mutex_t	lock;
+	cpc_set_t	*sets;
+	cpc_buf_t	*bufs;
+	cpc_errhndlr_t	*errfn;
+	int		ovf_signo;
+	atomic_uint	next_group;
+
+	struct pmc_op_getcpuinfo cpuinfo;
+	uint32_t	gp_class;	/* IAP or K8, 0 without a hardware PMU */
+	uint32_t	fixed_class;	/* IAF, or 0 */
+	uint_t		ngp;		/* general-purpose hardware counters */
+	uint_t		nfixed;		/* fixed counters (at most 3 modelled) */
+	uint_t		nsoft;		/* SOFT rows per CPU */
+	uint_t		npic;
+	uint_t		caps;
+	char		cciname[CPC_MAX_IMPL_NAME];
+	char		cpuref[CPC_MAX_CPUREF];
+
+	struct cpc_event *events;	/* the catalogue, in listing order */
+	size_t		nevents;
+	struct cpc_event **sorted;	/* by name, case-insensitive */
+	const char	**attrs;	/* attribute names, "picnum" last */
+	size_t		nattrs;
+	char		pfm_pmu[64];	/* libpfm4 PMU of the platform events */
+};
+
+/* cpc_open.c */
+cpc_t *cpc_open_backend(int ver, const struct cpc_backend *be, void *ctx);
+bool cpc_valid(const cpc_t *cpc);
+void cpc_err(cpc_t *cpc, const char *fn, int subcode);
+const char *cpc_errstr(int subcode);
+void cpc_lock(cpc_t *cpc, sigset_t *saved);
+void cpc_unlock(cpc_t *cpc, const sigset_t *saved);
+int cpc_parse_signal(const char *s);
+
+/* cpc_set.c */
+bool cpc_set_valid(const cpc_t *cpc, const cpc_set_t *set);
+void cpc_set_free(cpc_set_t *set);
+
+/* cpc_buf.c */
+void cpc_buf_free(cpc_buf_t *buf);
+
+/* cpc_bind.c */
+int cpc_unbind_set(cpc_t *cpc, cpc_set_t *set);
+
+/* cpc_events.c */
+int cpc_events_init(cpc_t *cpc);
+void cpc_events_fini(cpc_t *cpc);
+const struct cpc_event *cpc_event_find(const cpc_t *cpc, const char *name);
+bool cpc_event_parse_raw(const cpc_t *cpc, const char *name, uint64_t *code);
+bool cpc_attr_known(const cpc_t *cpc, const char *name);
+uint64_t cpc_req_picmask(const cpc_t *cpc, const struct cpc_req *req);
+bool cpc_pic_is_fixed(const cpc_t *cpc, int pic);
+int cpc_req_encode(const cpc_t *cpc, const struct cpc_req *req, int pic,
+		   struct cpc_enc *enc);
+int cpc_assign_pics(const cpc_t *cpc, const cpc_set_t *set, int *pics,
+		    int *subcode);
+
+/* cpc_ioctl.c: the private /dev/pmc layer (0 or -1 with errno). */
+extern const struct cpc_backend cpc_dev_backend;
+int cpc_dev_open(cpc_t *cpc);
+void cpc_dev_close(cpc_t *cpc);
+int cpc_dev_version(cpc_t *cpc, uint32_t *version);
+int cpc_dev_cpuinfo(cpc_t *cpc, struct pmc_op_getcpuinfo *ci);
+int cpc_dev_events(cpc_t *cpc, uint32_t pmc_class,
+		   struct pmc_dyn_event_descr **events, uint32_t *n);
+int cpc_dev_allocate(cpc_t *cpc, struct pmc_op_pmcallocate *a);
+int cpc_dev_attach(cpc_t *cpc, uint32_t id, pid_t pid, uint32_t flags);
+int cpc_dev_start(cpc_t *cpc, uint32_t id);
+int cpc_dev_stop(cpc_t *cpc, uint32_t id);
+int cpc_dev_release(cpc_t *cpc, uint32_t id);
+int cpc_dev_write(cpc_t *cpc, uint32_t id, uint64_t value);
+int cpc_dev_setcount(cpc_t *cpc, uint32_t id, uint64_t count);
+int cpc_dev_readset(cpc_t *cpc, const uint32_t *ids, int n, uint64_t *vals,
+		    uint64_t *timestamp);
+
+/* pctx.c */
+pid_t cpc_pctx_pid(const pctx_t *pctx);
+void cpc_pctx_terminate_all(cpc_t *cpc);
+
+#endif /* _LIBCPC_IMPL_H */
