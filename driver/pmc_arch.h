@@ -55,4 +55,18 @@ u64 pmc_arch_read_tsc(void);
 /* TSC rate in kHz, 0 if unknown. */
 unsigned long pmc_arch_tsc_khz(void);
 
+/*
+ * The first general-purpose hardware class (IAP or K8), or NULL where the
+ * CPU has no PMU. What perfmon(4) counts with. Any context.
+ */
+const struct pmc_arch_class *pmc_arch_general_class(const struct pmc_arch_info *info);
+
+/*
+ * Provided by the test PMU (selftests/testpmu/testpmu.ko, never installed):
+ * its counters per CPU and their width. pmc_arch_init() looks it up with
+ * symbol_get() when CPUID reports no PMU, so loading testpmu.ko before
+ * pmc.ko gives the driver a hardware class (info->test_pmu). Any context.
+ */
+void testpmu_describe(u32 *ncounters, u32 *width);
+
 #endif /* _PMC_ARCH_H */

@@ -6,11 +6,14 @@
  * TSC.
  *
  * The driver never programs PMU registers: these facts only size the rows of
- * the hardware classes and check what user space asks perf to count.
+ * the hardware classes and check what user space asks perf to count. Where
+ * CPUID reports no PMU (a VM), the test PMU module, when loaded first,
+ * stands in for one (pmc_x86_test_pmu()).
  */
 #include "pmc_main.h"
 
 #include <linux/kernel.h>
+#include <linux/module.h>
 #include <linux/perf_event.h>
 #include <asm/processor.h>
 #include <asm/cpufeature.h>
@@ -99,6 +102,32 @@ static void pmc_x86_amd(struct pmc_arch_info *info)
 	pmc_x86_add_class(info, PMC_CLASS_K8, PMC_X86_HW_CAPS, 48, ncounters);
 }
 
+/* testpmu_describe() while we hold a reference on testpmu.ko, else NULL. */
+static void (*pmc_x86_testpmu_describe)(u32 *ncounters, u32 *width);
+
+/*
+ * No PMU: if the test PMU (selftests/testpmu/) is loaded, describe its
+ * counters as the general class of the CPU's vendor (IAP on Intel, K8
+ * otherwise). The module reference taken here keeps testpmu.ko loaded until
+ * pmc_arch_exit(). Process context, at load.
+ */
+static void pmc_x86_test_pmu(struct pmc_arch_info *info)
+{
+	bool intel = boot_cpu_data.x86_vendor == X86_VENDOR_INTEL;
+	u32 ncounters = 0, width = 0;
+
+	pmc_x86_testpmu_describe = symbol_get(testpmu_describe);
+	if (!pmc_x86_testpmu_describe)
+		return;
+	pmc_x86_testpmu_describe(&ncounters, &width);
+	info->test_pmu = true;
+	info->cputype = intel ? PMC_CPU_INTEL_CORE : PMC_CPU_AMD_K8;
+	pmc_x86_add_class(info, intel ? PMC_CLASS_IAP : PMC_CLASS_K8,
+			  PMC_X86_HW_CAPS, width, ncounters);
+	pr_info("no hardware PMU: using the test PMU (%u counters of %u bits)\n",
+		ncounters, width);
+}
+
 void pmc_arch_init(struct pmc_arch_info *info)
 {
 	struct cpuinfo_x86 *c = &boot_cpu_data;
@@ -121,10 +150,28 @@ void pmc_arch_init(struct pmc_arch_info *info)
 	default:
 		break;
 	}
+
+	if (!info->nclasses)
+		pmc_x86_test_pmu(info);
 }
 
 void pmc_arch_exit(void)
 {
+	if (pmc_x86_testpmu_describe) {
+		symbol_put(testpmu_describe);
+		pmc_x86_testpmu_describe = NULL;
+	}
+}
+
+const struct pmc_arch_class *pmc_arch_general_class(const struct pmc_arch_info *info)
+{
+	unsigned int i;
+
+	for (i = 0; i < info->nclasses; i++)
+		if (info->classes[i].class == PMC_CLASS_IAP ||
+		    info->classes[i].class == PMC_CLASS_K8)
+			return &info->classes[i];
+	return NULL;
 }
 
 int pmc_arch_validate_raw(u32 pmc_class, u64 config)

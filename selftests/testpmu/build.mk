@@ -1,0 +1,25 @@
+# SPDX-License-Identifier: GPL-2.0
+# selftests/testpmu: testpmu.ko, the test-only perf PMU the VM tests load
+# before pmc.ko to get a hardware class (never installed), and its tests.
+
+TESTPMU_KO := $(TOP)/selftests/testpmu/testpmu.ko
+TESTPMU_SRCS := $(TOP)/selftests/testpmu/testpmu.c $(TOP)/selftests/testpmu/Kbuild \
+	$(TOP)/driver/pmc_arch.h $(TOP)/driver/compat.h
+
+$(TESTPMU_KO): $(TESTPMU_SRCS)
+	@test -n "$(KDIR)" -a -d "$(KDIR)" || \
+		{ echo "error: no kernel build dir (KDIR='$(KDIR)'); run 'make deps'" >&2; exit 1; }
+	$(MAKE) -C $(KDIR) M=$(TOP)/selftests/testpmu W=1 modules
+
+.PHONY: testpmu
+testpmu: $(TESTPMU_KO)
+
+selftests:: $(TESTPMU_KO)
+
+# The suites whose tests load it.
+SELFTEST_DEPS_testpmu := $(TESTPMU_KO)
+SELFTEST_DEPS_perfmon := $(TESTPMU_KO)
+SELFTEST_DEPS_hwclass := $(TESTPMU_KO)
+
+CLEAN_FILES += $(addprefix $(TOP)/selftests/testpmu/,*.o *.ko *.mod *.mod.c \
+	.*.cmd modules.order Module.symvers)
