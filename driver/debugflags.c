@@ -109,7 +109,7 @@ static int pmc_dbg_lookup(const char * const *names, int n, const char *s,
 static int pmc_dbg_parse_group(const char *s, size_t len, u64 *masks)
 {
 	const char *eq = memchr(s, '=', len);
-	const char *p, *end = s + len;
+	const char *p, *comma, *end = s + len;
 	u64 mask = 0;
 	int major;
 
@@ -125,12 +125,19 @@ static int pmc_dbg_parse_group(const char *s, size_t len, u64 *masks)
 		return -EINVAL;
 	}
 
-	for (p = eq + 1; p < end; ) {
-		const char *comma = memchr(p, ',', end - p);
-		const char *next = comma ? comma : end;
-		size_t n = next - p;
+	/* An empty list selects nothing; an empty name in a list is refused. */
+	for (p = eq + 1; p < end; p = comma + 1) {
+		size_t n;
 		int minor;
 
+		comma = memchr(p, ',', end - p);
+		n = (comma ? comma : end) - p;
+
+		if (!n || (comma && comma + 1 == end)) {
+			pr_warn("debugflags: empty minor in \"%.*s\"\n",
+				(int)len, s);
+			return -EINVAL;
+		}
 		if (n == 1 && *p == '*') {
 			mask = PMC_DBG_ALL_MINORS;
 		} else {
@@ -145,12 +152,6 @@ static int pmc_dbg_parse_group(const char *s, size_t len, u64 *masks)
 		}
 		if (!comma)
 			break;
-		p = comma + 1;
-		if (p == end) {
-			pr_warn("debugflags: empty minor after \"%.*s\"\n",
-				(int)len, s);
-			return -EINVAL;
-		}
 	}
 	masks[major] = mask;
 	return 0;
