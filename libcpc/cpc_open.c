@@ -134,6 +134,8 @@ int cpc_parse_signal(const char *s)
 		n = max ? SIGRTMAX - off : SIGRTMIN + off;
 		if (n < SIGRTMIN || n > SIGRTMAX)
 			return -1;
+	} else if (!strcasecmp(s, "IO")) {
+		n = SIGIO;	/* glibc names 29 "POLL" only */
 	} else {
 		for (i = 1; i < SIGRTMIN; i++) {
 			const char *abbrev = sigabbrev_np(i);

@@ -1,0 +1,302 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * fake_pmc.c - a simulated /dev/pmc for libcpc's host unit tests. It answers
+ * the ioctls of include/uapi/pmc/hwpmc.h the way the driver documents them,
+ * for three machines: no PMU (SOFT only), Intel (IAP + IAF) and AMD (K8).
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <linux/perf_event.h>
+
+#include "fake_pmc.h"
+
+static const struct {
+	const char *name;
+	uint64_t config;
+} fake_soft[] = {
+	{ "cpu-clock", PERF_COUNT_SW_CPU_CLOCK },
+	{ "task-clock", PERF_COUNT_SW_TASK_CLOCK },
+	{ "page-faults", PERF_COUNT_SW_PAGE_FAULTS },
+	{ "context-switches", PERF_COUNT_SW_CONTEXT_SWITCHES },
+	{ "cpu-migrations", PERF_COUNT_SW_CPU_MIGRATIONS },
+	{ "minor-faults", PERF_COUNT_SW_PAGE_FAULTS_MIN },
+	{ "major-faults", PERF_COUNT_SW_PAGE_FAULTS_MAJ },
+	{ "alignment-faults", PERF_COUNT_SW_ALIGNMENT_FAULTS },
+	{ "emulation-faults", PERF_COUNT_SW_EMULATION_FAULTS },
+};
+
+#define NSOFT	(sizeof(fake_soft) / sizeof(fake_soft[0]))
+
+static void add_class(struct pmc_op_getcpuinfo *ci, uint32_t cls, uint32_t caps,
+		      uint32_t width, uint32_t num)
+{
+	struct pmc_classinfo *c = &ci->pm_classes[ci->pm_nclass++];
+
+	c->pm_class = cls;
+	c->pm_caps = caps;
+	c->pm_width = width;
+	c->pm_num = num;
+	ci->pm_npmc += num;
+}
+
+void fake_pmc_init(struct fake_pmc *fp, enum fake_machine m)
+{
+	struct pmc_op_getcpuinfo *ci = &fp->cpuinfo;
+	uint32_t hw = PMC_CAP_INTERRUPT | PMC_CAP_USER | PMC_CAP_SYSTEM |
+		      PMC_CAP_EDGE | PMC_CAP_THRESHOLD | PMC_CAP_READ |
+		      PMC_CAP_WRITE | PMC_CAP_INVERT | PMC_CAP_QUALIFIER;
+
+	memset(fp, 0, sizeof(*fp));
+	fp->version = PMC_VERSION;
+	fp->timestamp = 123456789;
+	ci->pm_ncpu = 2;
+	add_class(ci, PMC_CLASS_TSC, PMC_CAP_READ | PMC_CAP_SYSWIDE, 64, 1);
+	switch (m) {
+	case FAKE_SOFT:
+		ci->pm_cputype = PMC_CPU_GENERIC;
+		strcpy(ci->pm_cpuid, "AuthenticAMD-25-1-1");
+		break;
+	case FAKE_INTEL:
+		ci->pm_cputype = PMC_CPU_INTEL_CORE;
+		ci->pm_perfmon_version = 4;
+		strcpy(ci->pm_cpuid, "GenuineIntel-6-85-7");
+		add_class(ci, PMC_CLASS_IAP, hw, 48, 4);
+		add_class(ci, PMC_CLASS_IAF, PMC_CAP_INTERRUPT | PMC_CAP_USER |
+			  PMC_CAP_SYSTEM | PMC_CAP_READ | PMC_CAP_WRITE, 48, 3);
+		break;
+	case FAKE_AMD:
+		ci->pm_cputype = PMC_CPU_AMD_K8;
+		strcpy(ci->pm_cpuid, "AuthenticAMD-25-1-1");
+		add_class(ci, PMC_CLASS_K8, hw, 48, 6);
+		break;
+	}
+	add_class(ci, PMC_CLASS_SOFT, PMC_CAP_INTERRUPT | PMC_CAP_USER |
+		  PMC_CAP_SYSTEM | PMC_CAP_READ | PMC_CAP_WRITE, 64, 16);
+}
+
+static bool has_class(const struct fake_pmc *fp, uint32_t cls)
+{
+	uint32_t i;
+
+	for (i = 0; i < fp->cpuinfo.pm_nclass; i++)
+		if (fp->cpuinfo.pm_classes[i].pm_class == cls)
+			return true;
+	return false;
+}
+
+int fake_live(const struct fake_pmc *fp)
+{
+	int i, n = 0;
+
+	for (i = 0; i < FAKE_MAX_PMCS; i++)
+		n += fp->pmcs[i].live;
+	return n;
+}
+
+static uint32_t fake_id(int slot)
+{
+	return PMC_ID_MAKE_ID(PMC_ID_CPU_ANY, PMC_MODE_TC, 0, slot);
+}
+
+struct fake_pmcobj *fake_pmc_by_id(struct fake_pmc *fp, uint32_t id)
+{
+	uint32_t slot = PMC_ID_TO_ROWINDEX(id);
+
+	if (slot >= FAKE_MAX_PMCS || fake_id((int)slot) != id ||
+	    !fp->pmcs[slot].live)
+		return NULL;
+	return &fp->pmcs[slot];
+}
+
+struct fake_pmcobj *fake_nth_live(struct fake_pmc *fp, int n)
+{
+	int i;
+
+	for (i = 0; i < FAKE_MAX_PMCS; i++)
+		if (fp->pmcs[i].live && n-- == 0)
+			return &fp->pmcs[i];
+	return NULL;
+}
+
+void fake_advance(struct fake_pmc *fp, uint64_t delta)
+{
+	int i;
+
+	for (i = 0; i < FAKE_MAX_PMCS; i++)
+		if (fp->pmcs[i].live && fp->pmcs[i].running)
+			fp->pmcs[i].value += delta;
+}
+
+static int fail(int err)
+{
+	errno = err;
+	return -1;
+}
+
+static int do_allocate(struct fake_pmc *fp, struct pmc_op_pmcallocate *a)
+{
+	int i;
+
+	if (fp->refuse_class && a->pm_class == fp->refuse_class)
+		return fail(fp->class_errno);
+	if (fp->fail_alloc_at && fp->nallocs + 1 == fp->fail_alloc_at) {
+		fp->fail_alloc_at = 0;
+		return fail(fp->fail_errno);
+	}
+	if (!has_class(fp, a->pm_class) || a->pm_mode > PMC_MODE_TC ||
+	    (a->pm_flags & ~PMC_F_ALLOCATE_MASK) || a->pm_reserved[0] ||
+	    a->pm_md.pm_pad)
+		return fail(EINVAL);
+	if (a->pm_class == PMC_CLASS_SOFT &&
+	    (a->pm_md.pm_type != PERF_TYPE_SOFTWARE ||
+	     a->pm_ev != PMC_EV_SOFT_FIRST + a->pm_md.pm_config))
+		return fail(EINVAL);
+	for (i = 0; i < FAKE_MAX_PMCS; i++) {
+		if (fp->pmcs[i].live)
+			continue;
+		memset(&fp->pmcs[i], 0, sizeof(fp->pmcs[i]));
+		fp->pmcs[i].live = true;
+		fp->pmcs[i].alloc = *a;
+		fp->pmcs[i].value = a->pm_count;
+		a->pm_pmcid = fake_id(i);
+		fp->pmcs[i].alloc.pm_pmcid = a->pm_pmcid;
+		fp->nallocs++;
+		return 0;
+	}
+	return fail(ENOSPC);
+}
+
+static int do_ioctl(void *ctx, int fd, unsigned long req, void *arg)
+{
+	struct fake_pmc *fp = ctx;
+	struct fake_pmcobj *o;
+
+	(void)fd;
+	if (req == PMC_IOC_GETMODULEVERSION) {
+		((struct pmc_op_getmoduleversion *)arg)->pm_version = fp->version;
+		return 0;
+	}
+	if (req == PMC_IOC_GETCPUINFO) {
+		memcpy(arg, &fp->cpuinfo, sizeof(fp->cpuinfo));
+		return 0;
+	}
+	if (req == PMC_IOC_GETDYNEVENTINFO) {
+		struct pmc_op_getdyneventinfo *gi = arg;
+		struct pmc_dyn_event_descr *ev =
+			(void *)(uintptr_t)gi->pm_events;
+		uint32_t i, n = gi->pm_class == PMC_CLASS_SOFT ? NSOFT : 0;
+
+		for (i = 0; i < n && i < gi->pm_nevent; i++) {
+			memset(&ev[i], 0, sizeof(ev[i]));
+			strcpy(ev[i].pm_ev_name, fake_soft[i].name);
+			ev[i].pm_type = PERF_TYPE_SOFTWARE;
+			ev[i].pm_config = fake_soft[i].config;
+			ev[i].pm_ev_code = PMC_EV_SOFT_FIRST +
+					   (uint32_t)fake_soft[i].config;
+		}
+		gi->pm_nevent = n;
+		return 0;
+	}
+	if (fp->core_missing)
+		return fail(EOPNOTSUPP);
+	if (req == PMC_IOC_PMCALLOCATE)
+		return do_allocate(fp, arg);
+	if (req == PMC_IOC_PMCATTACH) {
+		struct pmc_op_pmcattach *at = arg;
+
+		if (fp->fail_attach_at && ++fp->nattach == fp->fail_attach_at)
+			return fail(fp->fail_errno);
+		o = fake_pmc_by_id(fp, at->pm_pmc);
+		if (!o || o->alloc.pm_mode != PMC_MODE_TC)
+			return fail(EINVAL);
+		o->attached = true;
+		o->pid = at->pm_pid;
+		o->attach_flags = at->pm_flags;
+		return 0;
+	}
+	if (req == PMC_IOC_PMCSTART || req == PMC_IOC_PMCSTOP ||
+	    req == PMC_IOC_PMCRELEASE) {
+		struct pmc_op_simple *s = arg;
+
+		o = fake_pmc_by_id(fp, s->pm_pmcid);
+		if (!o)
+			return fail(EINVAL);
+		if (req == PMC_IOC_PMCSTART) {
+			if (fp->fail_start_at && ++fp->nstart == fp->fail_start_at)
+				return fail(fp->fail_errno);
+			if (o->alloc.pm_mode == PMC_MODE_TC && !o->attached)
+				return fail(EINVAL);
+			o->running = true;
+		} else if (req == PMC_IOC_PMCSTOP) {
+			o->running = false;
+		} else {
+			o->live = false;
+		}
+		return 0;
+	}
+	if (req == PMC_IOC_PMCRW) {
+		struct pmc_op_pmcrw *rw = arg;
+		uint64_t old;
+
+		o = fake_pmc_by_id(fp, rw->pm_pmcid);
+		if (!o)
+			return fail(EINVAL);
+		old = o->value;
+		if (rw->pm_flags & PMC_F_NEWVALUE) {
+			o->value = rw->pm_value;
+			o->writes++;
+		}
+		if (rw->pm_flags & PMC_F_OLDVALUE)
+			rw->pm_value = old;
+		return 0;
+	}
+	if (req == PMC_IOC_PMCREADSET) {
+		struct pmc_op_pmcreadset *rs = arg;
+		const uint32_t *ids = (const void *)(uintptr_t)rs->pm_ids;
+		uint64_t *vals = (void *)(uintptr_t)rs->pm_values;
+		uint32_t i;
+
+		if (rs->pm_count == 0 || rs->pm_count > PMC_READSET_MAX ||
+		    rs->pm_flags)
+			return fail(EINVAL);
+		for (i = 0; i < rs->pm_count; i++) {
+			o = fake_pmc_by_id(fp, ids[i]);
+			if (!o)
+				return fail(EINVAL);
+			vals[i] = o->value;
+		}
+		rs->pm_timestamp = fp->timestamp;
+		fp->readsets++;
+		fp->last_readset_count = rs->pm_count;
+		return 0;
+	}
+	return fail(ENOTTY);
+}
+
+static int do_open(void *ctx)
+{
+	struct fake_pmc *fp = ctx;
+
+	if (fp->open_errno)
+		return fail(fp->open_errno);
+	return 1000;
+}
+
+static void do_close(void *ctx, int fd)
+{
+	(void)ctx;
+	(void)fd;
+}
+
+const struct cpc_backend fake_backend = {
+	.open = do_open,
+	.ioctl = do_ioctl,
+	.close = do_close,
+};
+
+cpc_t *fake_open(struct fake_pmc *fp, enum fake_machine m)
+{
+	fake_pmc_init(fp, m);
+	return cpc_open_backend(CPC_VER_CURRENT, &fake_backend, fp);
+}
