@@ -80,3 +80,18 @@ cpcstat-unit: $(CPCSTAT_UNIT)
 		CK_FORK=yes $(CPCSTAT_UNIT)
 
 CLEAN_FILES += $(CPCSTAT) $(CPCSTAT_LINKS) $(CPCSTAT_OBJDIR) $(CPCSTAT_TEST_DIR)
+
+# ------------------------------------- report end to end on the host (crafted logs)
+CPCSTAT_MKLOG := $(CPCSTAT_OBJDIR)/mklog
+$(CPCSTAT_MKLOG): $(CPCSTAT_DIR)/tests/mklog.c $(wildcard $(TOP)/include/uapi/pmc/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_CFLAGS) -g -O1 -o $@ $< -lelf
+
+ifneq ($(and $(LIBCPC_A),$(LIBPMC_A)),)
+CHECK_STEPS += cpcstat-host
+endif
+.PHONY: cpcstat-host
+cpcstat-host: $(CPCSTAT) $(CPCSTAT_MKLOG) $(CPCSTAT_TEST_DIR)/hot3to1
+	@mkdir -p $(BUILD)/check
+	@$(CPCSTAT_DIR)/tests/report_host.sh $(CPCSTAT) $(CPCSTAT_MKLOG) \
+		$(CPCSTAT_TEST_DIR)/hot3to1 $(CPCSTAT_OBJDIR)/host | tee $(BUILD)/check/cpcstat-host.tap

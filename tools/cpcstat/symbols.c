@@ -23,6 +23,7 @@ struct mapping {
 	uint64_t start, end, pgoff;
 	uint64_t bias;
 	bool has_bias;		/* from PROCEXEC's load base, not a mapping */
+	bool reported;		/* given to libdwfl as a module at BIAS */
 	const char *path;	/* pooled */
 };
 
@@ -65,6 +66,8 @@ struct symtab *symtab_new(struct strpool *pool)
 
 	if (!st)
 		return NULL;
+	/* libelf refuses to work before this (the bias computation reads ELF). */
+	elf_version(EV_CURRENT);
 	st->pool = pool;
 	st->callbacks.find_elf = dwfl_linux_proc_find_elf;
 	st->callbacks.find_debuginfo = dwfl_standard_find_debuginfo;
@@ -325,11 +328,12 @@ static void proc_build(struct symtab *st, struct proc *p)
 			continue;	/* the log's mappings say more than the exec record */
 		if (!mapping_bias(m, &bias))
 			continue;
-		for (unsigned int j = 0; j < i && !dup; j++) {
-			uint64_t b;
-
-			dup = p->maps[j].path == m->path && mapping_bias(&p->maps[j], &b) && b == bias;
-		}
+		/* One module per file and bias: a file may be mapped in pieces. */
+		for (unsigned int j = 0; j < i && !dup; j++)
+			dup = p->maps[j].path == m->path && p->maps[j].reported &&
+			      p->maps[j].bias == bias;
+		m->bias = bias;
+		m->reported = !dup;
 		if (!dup)
 			dwfl_report_elf(p->dwfl, base_name(m->path), m->path, -1, bias, true);
 	}

@@ -7,6 +7,7 @@ Suite *spec_suite(void);
 Suite *out_suite(void);
 Suite *caps_suite(void);
 Suite *report_suite(void);
+Suite *recspec_suite(void);
 
 int main(void)
 {
@@ -16,6 +17,7 @@ int main(void)
 	srunner_add_suite(sr, out_suite());
 	srunner_add_suite(sr, caps_suite());
 	srunner_add_suite(sr, report_suite());
+	srunner_add_suite(sr, recspec_suite());
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);
