@@ -42,6 +42,8 @@ static void check_normalised(struct __test_metadata *_metadata,
 /* hwpmc(4)'s own examples, normalised to canonical order. */
 TEST_F(flags, hwpmc_examples_are_accepted)
 {
+	RETURN_IF_SKIPPED();
+
 	check_normalised(_metadata, "pmc=allocate,release md=allocate,release",
 			 "md=allocate,release pmc=allocate,release");
 	check_normalised(_metadata, "process=* csw=*", "csw=* process=*");
@@ -50,6 +52,8 @@ TEST_F(flags, hwpmc_examples_are_accepted)
 
 TEST_F(flags, minors_read_back_in_canonical_order)
 {
+	RETURN_IF_SKIPPED();
+
 	check_normalised(_metadata, "pmc=write,allocaterow,release,allocate",
 			 "pmc=allocaterow,allocate,release,write");
 	check_normalised(_metadata, "sampling=sample,intr owner=release",
@@ -59,6 +63,8 @@ TEST_F(flags, minors_read_back_in_canonical_order)
 TEST_F(flags, every_minor_listed_reads_back_as_star)
 {
 	char all[1024] = "logging=";
+
+	RETURN_IF_SKIPPED();
 
 	for (size_t i = 0; i < DBG_NMINOR; i++) {
 		strcat(all, dbg_minors[DBG_NMINOR - 1 - i]);
@@ -73,6 +79,8 @@ TEST_F(flags, every_major_and_minor_name_is_accepted)
 {
 	char in[64];
 
+	RETURN_IF_SKIPPED();
+
 	for (size_t i = 0; i < DBG_NMAJOR; i++)
 		for (size_t j = 0; j < DBG_NMINOR; j++) {
 			snprintf(in, sizeof(in), "%s=%s", dbg_majors[i],
@@ -84,17 +92,23 @@ TEST_F(flags, every_major_and_minor_name_is_accepted)
 /* As in hwpmc: a major named twice keeps its last list. */
 TEST_F(flags, last_list_of_a_major_wins)
 {
+	RETURN_IF_SKIPPED();
+
 	check_normalised(_metadata, "pmc=allocate pmc=release", "pmc=release");
 }
 
 TEST_F(flags, empty_list_selects_nothing)
 {
+	RETURN_IF_SKIPPED();
+
 	check_normalised(_metadata, "pmc= csw=swi", "csw=swi");
 	check_normalised(_metadata, "pmc=", "");
 }
 
 TEST_F(flags, blanks_tabs_and_newlines_separate_groups)
 {
+	RETURN_IF_SKIPPED();
+
 	check_normalised(_metadata, "\t pmc=read \n  csw=swo\t", "csw=swo pmc=read");
 }
 
@@ -175,6 +189,8 @@ TEST_F(refusal, is_einval_keeps_old_value_and_names_the_token)
 {
 	char mark[128], log[16384], buf[4096];
 
+	RETURN_IF_SKIPPED();
+
 	ASSERT_EQ(0, param_set("debugflags", "csw=swi,swo process=exit"));
 	ASSERT_EQ(0, kmsg_mark(mark, sizeof(mark)));
 
@@ -226,6 +242,8 @@ TEST_F(params, read_only_ones_refuse_writes)
 	};
 	char path[256];
 
+	RETURN_IF_SKIPPED();
+
 	for (size_t i = 0; i < sizeof(ro) / sizeof(ro[0]); i++) {
 		struct stat st;
 
@@ -239,6 +257,8 @@ TEST_F(params, read_only_ones_refuse_writes)
 TEST_F(params, writable_ones_take_new_values)
 {
 	struct stat st;
+
+	RETURN_IF_SKIPPED();
 
 	ASSERT_EQ(0, stat(PMC_PARAMS "debugflags", &st));
 	EXPECT_EQ(0644U, st.st_mode & 0777);
@@ -254,6 +274,8 @@ TEST_F(params, writable_ones_take_new_values)
 TEST_F(params, mincount_below_one_is_refused_with_its_message)
 {
 	char mark[128], log[16384];
+
+	RETURN_IF_SKIPPED();
 
 	ASSERT_EQ(0, param_set("mincount", "1500"));
 	ASSERT_EQ(0, kmsg_mark(mark, sizeof(mark)));
