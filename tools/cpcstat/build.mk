@@ -63,7 +63,7 @@ cpcstat: $(CPCSTAT_TEST_PROGS)
 
 # ---------------------------------------------------------------- unit tests
 CPCSTAT_UNIT := $(CPCSTAT_OBJDIR)/unit-tests
-CPCSTAT_UNIT_SRCS := $(wildcard $(CPCSTAT_DIR)/tests/*.c) \
+CPCSTAT_UNIT_SRCS := $(filter-out %/mklog.c,$(wildcard $(CPCSTAT_DIR)/tests/*.c)) \
 	$(addprefix $(CPCSTAT_DIR)/,$(addsuffix .c,$(CPCSTAT_PURE)))
 
 $(CPCSTAT_UNIT): $(CPCSTAT_UNIT_SRCS) $(CPCSTAT_HDRS) $(wildcard $(CPCSTAT_DIR)/tests/*.h)
