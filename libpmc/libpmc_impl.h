@@ -56,6 +56,13 @@ const struct pmc_classinfo *pmc__hw_class(const struct pmc_cpuinfo *cpu);
 const struct pmc_classinfo *pmc__class_info(const struct pmc_cpuinfo *cpu,
 					    uint32_t cl);
 
+/*
+ * pmc_info.c: pmc_event_names_of_class() on machine @m. Returns 0 or an
+ * errno value.
+ */
+int pmc__event_names(const struct pmc_mdesc *m, uint32_t cl,
+		     const char ***eventnames, int *nevents);
+
 /* pmc_pfm.c: libpfm4. */
 
 struct pmc_pfm_encoding {

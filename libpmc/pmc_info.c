@@ -187,23 +187,30 @@ static int pmc_class_names(const struct pmc_mdesc *m, uint32_t cl,
 	return EINVAL;
 }
 
-int pmc_event_names_of_class(enum pmc_class cl, const char ***eventnames,
-			     int *nevents)
+int pmc__event_names(const struct pmc_mdesc *m, uint32_t cl,
+		     const char ***eventnames, int *nevents)
 {
-	const struct pmc_mdesc *m = pmc__mdesc();
 	struct pmc_namelist nl = { 0 };
 	int err;
 
-	if (!m)
-		return -1;
-	if (!eventnames || !nevents || !pmc__class_info(m->cpu, cl)) {
-		errno = EINVAL;
-		return -1;
-	}
+	if (!eventnames || !nevents || !pmc__class_info(m->cpu, cl))
+		return EINVAL;
 	err = pmc_class_names(m, cl, &nl);
 	if (!err)
 		err = pmc__namelist_pack(&nl, eventnames, nevents);
 	pmc__namelist_free(&nl);
+	return err;
+}
+
+int pmc_event_names_of_class(enum pmc_class cl, const char ***eventnames,
+			     int *nevents)
+{
+	const struct pmc_mdesc *m = pmc__mdesc();
+	int err;
+
+	if (!m)
+		return -1;
+	err = pmc__event_names(m, cl, eventnames, nevents);
 	if (err) {
 		errno = err;
 		return -1;

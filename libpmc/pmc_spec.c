@@ -76,8 +76,11 @@ static int pmc_set_tsc(const struct pmc_mdesc *m,
 	return 0;
 }
 
-/* libpfm4's encoding of @name on hardware class @cl. */
-static int pmc_set_pfm(const struct pmc_mdesc *m, uint32_t cl,
+/*
+ * libpfm4's encoding of @name on hardware class @cl; with @any_class, its
+ * "perf::" software events go to the SOFT class.
+ */
+static int pmc_set_pfm(const struct pmc_mdesc *m, uint32_t cl, bool any_class,
 		       const char *name, struct pmc_op_pmcallocate *req)
 {
 	struct pmc_pfm_encoding enc;
@@ -97,6 +100,8 @@ static int pmc_set_pfm(const struct pmc_mdesc *m, uint32_t cl,
 		break;
 	case PERF_TYPE_SOFTWARE:
 		/* libpfm4's "perf::" names of software events. */
+		if (!any_class)
+			return EINVAL;
 		err = pmc_set_soft(m, req, enc.config);
 		if (err)
 			return err;
@@ -185,7 +190,7 @@ static int pmc_resolve_in_class(const struct pmc_mdesc *m, uint32_t cl,
 	default:
 		if (pmc_find_generic(name, cl, req) == 0)
 			return 0;
-		return pmc_set_pfm(m, cl, name, req);
+		return pmc_set_pfm(m, cl, false, name, req);
 	}
 }
 
@@ -246,8 +251,8 @@ static int pmc_resolve_alias(const struct pmc_mdesc *m,
 		return 0;
 	case PMC_ALIAS_PFM:
 		for (i = 0; i < PMC_ARRAY_SIZE(pmc_interrupt_events); i++)
-			if (pmc_set_pfm(m, hw->pm_class, pmc_interrupt_events[i],
-					req) == 0 &&
+			if (pmc_set_pfm(m, hw->pm_class, false,
+					pmc_interrupt_events[i], req) == 0 &&
 			    req->pm_md.pm_type == PERF_TYPE_RAW)
 				return 0;
 		return EOPNOTSUPP;
@@ -293,7 +298,7 @@ static int pmc_resolve(const struct pmc_mdesc *m, const char *name,
 		return EINVAL;
 	if (pmc_find_generic(name, hw->pm_class, req) == 0)
 		return 0;
-	return pmc_set_pfm(m, hw->pm_class, name, req);
+	return pmc_set_pfm(m, hw->pm_class, true, name, req);
 }
 
 /* "N" in 0..max, decimal, octal or hex; 0 or EINVAL. */

@@ -77,8 +77,10 @@ int pmclog_feed(void *cookie, char *data, int len)
 	ps->cur_len = 0;
 	if (pmclog_reserve(ps, (size_t)len) < 0)
 		return -1;
-	memcpy(ps->buf + ps->end, data, (size_t)len);
-	ps->end += (size_t)len;
+	if (len) {
+		memcpy(ps->buf + ps->end, data, (size_t)len);
+		ps->end += (size_t)len;
+	}
 	return 0;
 }
 
