@@ -3,7 +3,7 @@
 #
 #   build/libpmc/libpmc.so.1.0.0 (+ libpmc.so.1, libpmc.so links), libpmc.a,
 #   libpmc.pc; `make libpmc-unit` runs the host unit tests (libcheck, ASan and
-#   UBSan), `make libpmc-man` lints the man pages, `make install-libpmc`.
+#   UBSan), `make install-libpmc`. mk/man.mk lints the man pages.
 
 PREFIX ?= /usr/local
 LIBPMC_DIR := $(TOP)/libpmc
@@ -22,10 +22,10 @@ LIBPMC_OBJS := $(patsubst $(LIBPMC_DIR)/%.c,$(LIBPMC_OUT)/obj/%.o,$(LIBPMC_SRCS)
 LIBPMC_CFLAGS := $(USER_CFLAGS) $(CFLAGS) -fPIC -I$(LIBPMC_DIR)
 LIBPMC_LIBS := -lpfm -lpthread
 
-.PHONY: libpmc libpmc-unit libpmc-man install-libpmc
+.PHONY: libpmc libpmc-unit install-libpmc
 libpmc: $(LIBPMC_SO) $(LIBPMC_A) $(LIBPMC_PC)
 ALL_TARGETS += libpmc
-CHECK_STEPS += libpmc-unit libpmc-man
+CHECK_STEPS += libpmc-unit
 INSTALL_TARGETS += install-libpmc
 
 $(LIBPMC_OUT)/obj/%.o: $(LIBPMC_DIR)/%.c $(LIBPMC_HDRS)
@@ -76,18 +76,6 @@ libpmc-unit: $(LIBPMC_UNIT)
 	@CK_TAP_LOG_FILE_NAME=$(BUILD)/check/libpmc-unit.tap $(LIBPMC_UNIT); rc=$$?; \
 	if [ $$rc -ne 0 ] && ! grep -q '^not ok' $(BUILD)/check/libpmc-unit.tap 2>/dev/null; then \
 		echo "libpmc-unit: exit status $$rc" >&2; exit 1; fi
-
-# Each man page must format without a groff warning.
-libpmc-man:
-	@mkdir -p $(BUILD)/check
-	@n=0; for m in $(LIBPMC_MANS); do \
-		n=$$((n + 1)); \
-		if out=$$(groff -ww -z -mandoc $$m 2>&1) && [ -z "$$out" ]; then \
-			echo "ok $$n groff -ww $$(basename $$m)"; \
-		else \
-			echo "not ok $$n groff -ww $$(basename $$m)"; echo "$$out" | sed 's/^/# /'; \
-		fi; \
-	done | tee $(BUILD)/check/libpmc-man.tap
 
 install-libpmc: $(LIBPMC_SO) $(LIBPMC_A)
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/lib/pkgconfig \
