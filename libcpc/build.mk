@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # libcpc: illumos' libcpc v2 on /dev/pmc. Builds build/libcpc/libcpc.so.1
 # (soname, versioned symbols: libcpc/libcpc.map), libcpc.a and libcpc.pc;
-# check steps libcpc-unit (libcheck host tests under ASan/UBSan) and
-# libcpc-man (man-page lint); install-libcpc.
+# check step libcpc-unit (libcheck host tests under ASan/UBSan; the man pages
+# in libcpc/man/ are linted by mk/man.mk's man-lint); install-libcpc.
 
 LIBCPC_VERSION := 1.0.0
 LIBCPC_SOMAJOR := 1
@@ -21,10 +21,10 @@ LIBCPC_PC := $(LIBCPC_DIR)/libcpc.pc
 LIBCPC_MANS := $(sort $(wildcard $(TOP)/libcpc/man/*.3 $(TOP)/libcpc/man/*.3cpc))
 
 ALL_TARGETS += libcpc
-CHECK_STEPS += libcpc-unit libcpc-man
+CHECK_STEPS += libcpc-unit
 INSTALL_TARGETS += install-libcpc
 
-.PHONY: libcpc libcpc-unit libcpc-man install-libcpc
+.PHONY: libcpc libcpc-unit install-libcpc
 libcpc: $(LIBCPC_SO) $(LIBCPC_A) $(LIBCPC_PC)
 
 $(LIBCPC_DIR)/obj/%.o: $(TOP)/libcpc/%.c $(LIBCPC_HDRS)
@@ -68,18 +68,6 @@ libcpc-unit: $(LIBCPC_UNIT)
 	@mkdir -p $(BUILD)/check
 	CK_TAP_LOG_FILE_NAME=$(BUILD)/check/libcpc-unit.tap CK_VERBOSITY=silent \
 		CK_FORK=yes $(LIBCPC_UNIT)
-
-# groff's own warnings (-ww) on every page, one TAP line each.
-libcpc-man:
-	@mkdir -p $(BUILD)/check
-	@n=0; for f in $(LIBCPC_MANS); do \
-		n=$$((n + 1)); \
-		if out=$$(LC_ALL=C.UTF-8 groff -ww -z -man -Tutf8 $$f 2>&1) && [ -z "$$out" ]; then \
-			echo "ok $$n man lint $${f#$(TOP)/}"; \
-		else \
-			echo "not ok $$n man lint $${f#$(TOP)/}"; echo "$$out" | sed 's/^/# /'; \
-		fi; \
-	done | tee $(BUILD)/check/libcpc-man.tap
 
 MANDIR ?= $(PREFIX)/share/man
 install-libcpc: libcpc

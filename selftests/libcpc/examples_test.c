@@ -1,0 +1,274 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * examples_test.c - the call sequences of the illumos man-page examples
+ * (cpc_bind_curlwp(3CPC) examples 1 and 2, cpc_enable(3CPC),
+ * cpc_seterrhndlr(3CPC)), written from their descriptions, with Linux
+ * software events, and every count checked against an independent measure.
+ */
+#include <inttypes.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kselftest_harness.h"
+#include "cpc_util.h"
+
+#define ITERATIONS	20
+#define PAGES_PER_ITER	16
+#define SPIN_NS		(20 * 1000 * 1000ULL)
+
+/*
+ * Example 1: count two events in user mode around a computation, 20 times.
+ * EVENT0/EVENT1 default to task-clock and page-faults here (illumos'
+ * defaults are UltraSPARC names). task-clock must match the thread's CPU
+ * time over the same window within 2 %, page-faults the pages touched.
+ */
+TEST(bind_curlwp_example1_counts_each_iteration)
+{
+	const char *event0 = getenv("EVENT0") ? : "task-clock";
+	const char *event1 = getenv("EVENT1") ? : "page-faults";
+	cpc_buf_t *diff, *after, *before;
+	uint64_t val0, val1, t0, t1;
+	cpc_set_t *set;
+	int ind0, ind1, iter;
+	cpc_t *cpc;
+
+	REQUIRE_CPC();
+	cpc = cpc_open(CPC_VER_CURRENT);
+	ASSERT_NE(NULL, cpc) TH_LOG("perf counters unavailable: %s",
+				    strerror(errno));
+	set = cpc_set_create(cpc);
+	ASSERT_NE(NULL, set);
+	ind0 = cpc_set_add_request(cpc, set, event0, 0, CPC_COUNT_USER, 0, NULL);
+	ASSERT_EQ(0, ind0);
+	ind1 = cpc_set_add_request(cpc, set, event1, 0, CPC_COUNT_USER, 0, NULL);
+	ASSERT_EQ(1, ind1);
+	diff = cpc_buf_create(cpc, set);
+	after = cpc_buf_create(cpc, set);
+	before = cpc_buf_create(cpc, set);
+	ASSERT_NE(NULL, diff);
+	ASSERT_NE(NULL, after);
+	ASSERT_NE(NULL, before);
+	ASSERT_EQ(0, cpc_bind_curlwp(cpc, set, 0))
+		TH_LOG("cannot bind lwp%d: %s", gettid(), strerror(errno));
+
+	for (iter = 1; iter <= ITERATIONS; iter++) {
+		t0 = thread_cpu_ns();
+		if (cpc_set_sample(cpc, set, before) == -1)
+			break;
+		spin_cpu_ns(SPIN_NS);
+		ASSERT_EQ(0, touch_pages(PAGES_PER_ITER));
+		if (cpc_set_sample(cpc, set, after) == -1)
+			break;
+		t1 = thread_cpu_ns();
+		cpc_buf_sub(cpc, diff, after, before);
+		cpc_buf_get(cpc, diff, ind0, &val0);
+		cpc_buf_get(cpc, diff, ind1, &val1);
+		TH_LOG("%3d: %" PRId64 " %" PRId64, iter, val0, val1);
+		if (!strcmp(event0, "task-clock"))
+			EXPECT_TRUE(within_pct(val0, t1 - t0, 2.0))
+				TH_LOG("task-clock %" PRIu64 " vs thread CPU %"
+				       PRIu64 " ns", val0, t1 - t0);
+		if (!strcmp(event1, "page-faults"))
+			EXPECT_EQ((uint64_t)PAGES_PER_ITER, val1);
+		EXPECT_GT(cpc_buf_hrtime(cpc, after),
+			  cpc_buf_hrtime(cpc, before));
+		if (!strcmp(event0, "task-clock") &&
+		    cpc_set_tick_unit(cpc, set) == CPC_TICK_NSEC)
+			EXPECT_TRUE(within_pct(cpc_buf_tick(cpc, diff), val0,
+					       2.0));
+	}
+	EXPECT_EQ(ITERATIONS + 1, iter) TH_LOG("cannot sample set: %s",
+					       strerror(errno));
+	cpc_close(cpc);
+}
+
+/* Example 2: the globals the overflow handler uses, as on the man page. */
+#define PRESET		(UINT64_MAX - 9ull)	/* overflow after 10 events */
+#define OVERFLOWS	20
+static cpc_t *ex2_cpc;
+static cpc_set_t *ex2_set;
+static cpc_buf_t *ex2_buf;
+static int ex2_index;
+static volatile int ex2_signals, ex2_bad, ex2_restart = 1;
+static volatile uint64_t ex2_vals[64];
+static volatile int ex2_si_code;
+
+static void emt_handler(int sig, siginfo_t *sip, void *arg)
+{
+	uint64_t val;
+
+	(void)arg;
+	if (sig != SIGEMT) {
+		ex2_bad++;
+		return;
+	}
+	ex2_si_code = sip->si_code;
+	if (cpc_set_sample(ex2_cpc, ex2_set, ex2_buf) != 0 ||
+	    cpc_buf_get(ex2_cpc, ex2_buf, ex2_index, &val) != 0) {
+		ex2_bad++;
+		return;
+	}
+	if (ex2_signals < 64)
+		ex2_vals[ex2_signals] = val;
+	ex2_signals++;
+	if (!ex2_restart)
+		return;
+	if (cpc_request_preset(ex2_cpc, ex2_index, PRESET) != 0 ||
+	    cpc_set_restart(ex2_cpc, ex2_set) != 0)
+		ex2_bad++;
+}
+
+/*
+ * Example 2: a counter preset 10 short of overflow signals after every 10th
+ * page fault; the handler samples, presets and restarts. 200 pages give
+ * exactly 20 signals, each reading the wrapped (small) count. Without the
+ * restart the set stays stopped; cpc_set_restart() resumes it from the
+ * preset.
+ */
+TEST(bind_curlwp_example2_signals_once_per_overflow)
+{
+	struct sigaction act;
+	uint64_t val;
+	int i;
+
+	REQUIRE_CPC();
+	ex2_cpc = cpc_open(CPC_VER_CURRENT);
+	ASSERT_NE(NULL, ex2_cpc);
+	if (!(cpc_caps(ex2_cpc) & CPC_CAP_OVERFLOW_INTERRUPT))
+		SKIP(return, "no overflow interrupt capability");
+	ex2_set = cpc_set_create(ex2_cpc);
+	memset(&act, 0, sizeof(act));
+	act.sa_sigaction = emt_handler;
+	act.sa_flags = SA_RESTART | SA_SIGINFO;
+	ASSERT_EQ(0, sigaction(SIGEMT, &act, NULL));
+	ex2_index = cpc_set_add_request(ex2_cpc, ex2_set, "page-faults", PRESET,
+					CPC_COUNT_USER | CPC_OVF_NOTIFY_EMT,
+					0, NULL);
+	ASSERT_EQ(0, ex2_index);
+	ex2_buf = cpc_buf_create(ex2_cpc, ex2_set);
+	ASSERT_NE(NULL, ex2_buf);
+	i = cpc_bind_curlwp(ex2_cpc, ex2_set, 0);
+	if (i != 0 && errno == ENOTSUP)
+		SKIP(return, "overflow signals: %s (driver PMC_F_OVF_SIGNAL not "
+		     "implemented yet)", strerror(errno));
+	ASSERT_EQ(0, i) TH_LOG("bind with CPC_OVF_NOTIFY_EMT: %s",
+			       strerror(errno));
+
+	for (i = 0; i < OVERFLOWS; i++)
+		ASSERT_EQ(0, touch_pages(10));
+	EXPECT_EQ(0, ex2_bad);
+	EXPECT_EQ(OVERFLOWS, ex2_signals);
+	for (i = 0; i < ex2_signals && i < 64; i++)
+		EXPECT_LT(ex2_vals[i], (uint64_t)10) TH_LOG("signal %d read %#" PRIx64,
+						  i, ex2_vals[i]);
+	TH_LOG("overflow signal %d, si_code %d", SIGEMT, ex2_si_code);
+
+	/* No restart: the set stays stopped after the next overflow. */
+	ex2_restart = 0;
+	ASSERT_EQ(0, touch_pages(10));
+	EXPECT_EQ(OVERFLOWS + 1, ex2_signals);
+	ASSERT_EQ(0, touch_pages(30));
+	EXPECT_EQ(OVERFLOWS + 1, ex2_signals);
+	ASSERT_EQ(0, cpc_set_sample(ex2_cpc, ex2_set, ex2_buf));
+	cpc_buf_get(ex2_cpc, ex2_buf, ex2_index, &val);
+	EXPECT_EQ(ex2_vals[OVERFLOWS], val) TH_LOG("a stopped set counted");
+
+	/* Restart resumes from the preset. */
+	ASSERT_EQ(0, cpc_set_restart(ex2_cpc, ex2_set));
+	ASSERT_EQ(0, touch_pages(5));
+	ASSERT_EQ(0, cpc_set_sample(ex2_cpc, ex2_set, ex2_buf));
+	cpc_buf_get(ex2_cpc, ex2_buf, ex2_index, &val);
+	EXPECT_EQ(PRESET + 5, val);
+	EXPECT_EQ(OVERFLOWS + 1, ex2_signals);
+	ASSERT_EQ(0, cpc_unbind(ex2_cpc, ex2_set));
+	cpc_close(ex2_cpc);
+}
+
+/*
+ * cpc_enable(3CPC): harmless without a bound context (EINVAL), and around a
+ * section it confines counting to it: faults while disabled do not count.
+ */
+TEST(cpc_enable_example_confines_counting)
+{
+	cpc_set_t *set;
+	cpc_buf_t *buf;
+	uint64_t val;
+	cpc_t *cpc;
+
+	REQUIRE_CPC();
+	cpc = cpc_open(CPC_VER_CURRENT);
+	ASSERT_NE(NULL, cpc);
+	if (cpc != NULL)
+		EXPECT_EQ(-1, cpc_enable(cpc));
+	EXPECT_EQ(EINVAL, errno);
+	if (cpc != NULL)
+		EXPECT_EQ(-1, cpc_disable(cpc));
+	EXPECT_EQ(EINVAL, errno);
+
+	set = cpc_set_create(cpc);
+	ASSERT_EQ(0, cpc_set_add_request(cpc, set, "page-faults", 0,
+					 CPC_COUNT_USER, 0, NULL));
+	buf = cpc_buf_create(cpc, set);
+	ASSERT_EQ(0, cpc_bind_curlwp(cpc, set, 0));
+	ASSERT_EQ(0, cpc_disable(cpc));
+	ASSERT_EQ(0, touch_pages(30));
+	ASSERT_EQ(0, cpc_enable(cpc));
+	ASSERT_EQ(0, touch_pages(20));
+	ASSERT_EQ(0, cpc_disable(cpc));
+	ASSERT_EQ(0, touch_pages(10));
+	ASSERT_EQ(0, cpc_set_sample(cpc, set, buf));
+	ASSERT_EQ(0, cpc_buf_get(cpc, buf, 0, &val));
+	EXPECT_EQ((uint64_t)20, val);
+	cpc_close(cpc);
+}
+
+/* cpc_seterrhndlr(3CPC): the handler prints only bind errors. */
+static char errbuf[512];
+static int debugging;
+
+static void myapp_errfn(const char *fn, int subcode, const char *fmt,
+			va_list ap)
+{
+	size_t n = strlen(errbuf);
+
+	(void)subcode;
+	if (strncmp(fn, "cpc_bind", 8) != 0 && !debugging)
+		return;
+	n += (size_t)snprintf(errbuf + n, sizeof(errbuf) - n, "myapp: cpc_%s(): ",
+			      fn);
+	vsnprintf(errbuf + n, sizeof(errbuf) - n, fmt, ap);
+}
+
+TEST(cpc_seterrhndlr_example_reports_bind_errors)
+{
+	cpc_set_t *set, *bad;
+	cpc_t *cpc;
+
+	cpc = cpc_open(CPC_VER_CURRENT);
+	if (!cpc)
+		SKIP(return, "cpc_open: %s", strerror(errno));
+	ASSERT_EQ(0, cpc_seterrhndlr(cpc, myapp_errfn));
+	set = cpc_set_create(cpc);
+	/* Not a bind error: silent unless debugging. */
+	EXPECT_EQ(-1, cpc_set_add_request(cpc, set, "no-such-event", 0,
+					  CPC_COUNT_USER, 0, NULL));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_STREQ("", errbuf);
+	debugging = 1;
+	EXPECT_EQ(-1, cpc_set_add_request(cpc, set, "no-such-event", 0,
+					  CPC_COUNT_USER, 0, NULL));
+	EXPECT_STREQ("myapp: cpc_cpc_set_add_request(): Unknown event\n", errbuf);
+	debugging = 0;
+	errbuf[0] = '\0';
+	bad = cpc_set_create(cpc);
+	ASSERT_EQ(0, cpc_set_add_request(cpc, bad, "task-clock", 0, 0x10, 0,
+					 NULL));
+	EXPECT_EQ(-1, cpc_bind_curlwp(cpc, bad, 0));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_STREQ("myapp: cpc_cpc_bind_curlwp(): Invalid flags in a request\n",
+		     errbuf);
+	cpc_close(cpc);
+}
+
+TEST_HARNESS_MAIN
