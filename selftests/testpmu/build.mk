@@ -23,3 +23,10 @@ SELFTEST_DEPS_hwclass := $(TESTPMU_KO)
 
 CLEAN_FILES += $(addprefix $(TOP)/selftests/testpmu/,*.o *.ko *.mod *.mod.c \
 	.*.cmd modules.order Module.symvers)
+
+# Every test of these suites includes testpmu_util.h and loads the module.
+# (Added here as well as in SELFTEST_DEPS_*: selftests/build.mk expands its
+# rules before this fragment is read.)
+TESTPMU_USERS := $(foreach s,$(wildcard $(TOP)/selftests/testpmu/*_test.c \
+	$(TOP)/selftests/perfmon/*_test.c $(TOP)/selftests/hwclass/*_test.c),$(call selftest_bin,$(s)))
+$(TESTPMU_USERS): $(TOP)/selftests/testpmu/testpmu_util.h $(TESTPMU_KO)

@@ -56,6 +56,8 @@
 #define TESTPMU_MIN_DELAY_NS	(10 * NSEC_PER_USEC)
 /* Longest wait of the overflow timer for its NMI. */
 #define TESTPMU_NMI_WAIT_NS	(10 * NSEC_PER_MSEC)
+/* Most overflows one NMI delivers per event (the rest are skipped). */
+#define TESTPMU_MAX_BURST	64
 
 static unsigned int testpmu_ncounters = 4;
 module_param_named(ncounters, testpmu_ncounters, uint, 0444);
@@ -80,6 +82,7 @@ struct testpmu_slot {
 	u64 t0;
 	bool running;
 	bool counts;	/* false when the event excludes both user and kernel */
+	bool pending;	/* a period elapsed before the event was switched out */
 };
 
 struct testpmu_stats {
@@ -88,6 +91,7 @@ struct testpmu_stats {
 	u64 nmi_timeouts;	/* the overflow timer gave up waiting */
 	u64 overflows_in_nmi;	/* overflow handlers called with in_nmi() */
 	u64 overflows_outside_nmi;	/* ... without: must stay 0 */
+	u64 overflows_skipped;	/* more than TESTPMU_MAX_BURST due at once */
 	u64 wraps;		/* folds that saw a counter pass through 0 */
 	u64 folds;		/* fold timer runs */
 	u64 add_failures;	/* pmu->add found every counter taken */
@@ -152,37 +156,34 @@ static u64 testpmu_update(struct perf_event *event, struct testpmu_cpu *tc,
 
 /*
  * Load a sampling counter with the rest of its period, x86 style: the
- * counter starts at -left and overflows when it passes through 0. Returns
- * true when a period elapsed (an overflow is due). IRQs off or NMI.
+ * counter starts at -left and overflows when it passes through 0. A period
+ * that already elapsed (the event was switched out before its NMI) is not
+ * lost: the counter is loaded "just wrapped" and the overflow timer fires at
+ * once (@left < 0). IRQs off or NMI.
  */
-static bool testpmu_set_period(struct perf_event *event,
+static void testpmu_set_period(struct perf_event *event,
 			       struct testpmu_slot *s, u64 now)
 {
 	struct hw_perf_event *hwc = &event->hw;
 	s64 left = local64_read(&hwc->period_left);
-	s64 period = hwc->sample_period;
-	bool elapsed = false;
 
-	if (unlikely(left <= -period)) {
-		left = period;
+	s->t0 = now;
+	/* 0 is perf resetting the period (PERF_EVENT_IOC_PERIOD, freq). */
+	if (!left) {
+		left = hwc->sample_period;
 		local64_set(&hwc->period_left, left);
-		hwc->last_period = period;
-		elapsed = true;
 	}
-	if (unlikely(left <= 0)) {
-		left += period;
-		local64_set(&hwc->period_left, left);
-		hwc->last_period = period;
-		elapsed = true;
+	if (left < 0) {
+		s->pending = true;
+		local64_set(&hwc->prev_count, 0);
+		s->base = 0;
+		return;
 	}
 	if (left > testpmu_max_period)
 		left = testpmu_max_period;
-
 	local64_set(&hwc->prev_count, (u64)-left);
 	s->base = (u64)-left & testpmu_mask;
-	s->t0 = now;
 	perf_event_update_userpage(event);
-	return elapsed;
 }
 
 /* When the next sampling counter overflows, or 0. IRQs off, this CPU. */
@@ -199,6 +200,8 @@ static u64 testpmu_next_overflow(const struct testpmu_cpu *tc)
 			continue;
 		left = -s->base & testpmu_mask;
 		at = s->t0 + (left ? left : testpmu_mask);
+		if (s->pending)
+			at = s->t0;
 		if (!next || at < next)
 			next = at;
 	}
@@ -226,40 +229,55 @@ static void testpmu_arm_overflow(struct testpmu_cpu *tc)
 }
 
 /*
- * The PMI's work: fold every running sampling counter and, for each whose
- * period elapsed, reload it and call the overflow handler as
- * perf_event_overflow() would (it is not exported to modules in 6.1).
- * Skipped: perf's interrupt throttling (the overflow timer is the throttle:
- * at most one NMI per TESTPMU_MIN_DELAY_NS), event_limit (perf_event_refresh)
- * and sigtrap. NMI context, on the CPU the slots belong to.
+ * The PMI's work: fold every running sampling counter and, for each that
+ * wrapped, call the overflow handler once per elapsed period, as
+ * perf_event_overflow() would (it is not exported to modules in 6.1), then
+ * reload the counter. Unlike x86, which skips periods when the PMI comes
+ * more than a period late, every elapsed period is delivered (up to
+ * TESTPMU_MAX_BURST), so the number of overflows does not depend on how late
+ * the timer fired: a virtual CPU's timers can be milliseconds late.
+ * Skipped from perf_event_overflow(): interrupt throttling (the overflow
+ * timer is the throttle: one NMI per TESTPMU_MIN_DELAY_NS at most),
+ * event_limit (perf_event_refresh) and sigtrap. NMI context, on the CPU the
+ * slots belong to.
  */
 static void testpmu_handle_overflows(struct testpmu_cpu *tc,
 				     struct pt_regs *regs)
 {
 	struct perf_sample_data data;
 	u64 now = testpmu_now();
-	unsigned int i;
+	unsigned int i, n;
 
 	for (i = 0; i < testpmu_ncounters; i++) {
 		struct testpmu_slot *s = &tc->slots[i];
 		struct perf_event *event = s->event;
+		struct hw_perf_event *hwc;
 		u64 raw;
 
 		if (!event || !s->running || !is_sampling_event(event))
 			continue;
+		hwc = &event->hw;
 		raw = testpmu_update(event, tc, now);
 		/* Still "negative": this counter did not wrap yet. */
 		if (raw & BIT_ULL(testpmu_width - 1))
 			continue;
-		if (!testpmu_set_period(event, s, now))
-			continue;
 
-		if (in_nmi())
-			tc->stats.overflows_in_nmi++;
-		else
-			tc->stats.overflows_outside_nmi++;
-		perf_sample_data_init(&data, 0, event->hw.last_period);
-		READ_ONCE(event->overflow_handler)(event, &data, regs);
+		for (n = 0; local64_read(&hwc->period_left) <= 0; n++) {
+			local64_add(hwc->sample_period, &hwc->period_left);
+			hwc->last_period = hwc->sample_period;
+			if (n >= TESTPMU_MAX_BURST) {
+				tc->stats.overflows_skipped++;
+				continue;
+			}
+			if (in_nmi())
+				tc->stats.overflows_in_nmi++;
+			else
+				tc->stats.overflows_outside_nmi++;
+			perf_sample_data_init(&data, 0, hwc->last_period);
+			READ_ONCE(event->overflow_handler)(event, &data, regs);
+		}
+		s->pending = false;
+		testpmu_set_period(event, s, now);
 	}
 }
 
@@ -401,6 +419,7 @@ static int testpmu_add(struct perf_event *event, int flags)
 	s->event = event;
 	s->running = false;
 	s->counts = !(event->attr.exclude_user && event->attr.exclude_kernel);
+	s->pending = false;
 	s->base = local64_read(&hwc->prev_count) & testpmu_mask;
 	hwc->idx = i;
 	hwc->state = PERF_HES_STOPPED | PERF_HES_UPTODATE;
@@ -534,6 +553,7 @@ static int testpmu_stats_show(struct seq_file *m, void *v)
 		sum.overflows_in_nmi += READ_ONCE(tc->stats.overflows_in_nmi);
 		sum.overflows_outside_nmi +=
 			READ_ONCE(tc->stats.overflows_outside_nmi);
+		sum.overflows_skipped += READ_ONCE(tc->stats.overflows_skipped);
 		sum.wraps += READ_ONCE(tc->stats.wraps);
 		sum.folds += READ_ONCE(tc->stats.folds);
 		sum.add_failures += READ_ONCE(tc->stats.add_failures);
@@ -545,6 +565,7 @@ static int testpmu_stats_show(struct seq_file *m, void *v)
 		   sum.nmis, sum.nmi_late, sum.nmi_timeouts);
 	seq_printf(m, "overflows_in_nmi %llu\noverflows_outside_nmi %llu\n",
 		   sum.overflows_in_nmi, sum.overflows_outside_nmi);
+	seq_printf(m, "overflows_skipped %llu\n", sum.overflows_skipped);
 	seq_printf(m, "wraps %llu\nfolds %llu\nadd_failures %llu\n",
 		   sum.wraps, sum.folds, sum.add_failures);
 	seq_printf(m, "counters_in_use %u\n", used);

@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * exhaust_test.c - with 2 counters per CPU (testpmu ncounters=2), a third
+ * pinned event finds none and goes to ERROR state (read() returns 0), a
+ * third flexible one waits (no multiplexing on the test PMU), and CPU-pinned
+ * events starve pinned task events, as on a real PMU.
+ */
+#include <sched.h>
+
+#include "kselftest_harness.h"
+#include "../testpmu/testpmu_util.h"
+
+FIXTURE(exhaust) {
+	int fds[4];
+	int nfds;
+};
+
+FIXTURE_SETUP(exhaust)
+{
+	const char *why = tp_cannot_load();
+	cpu_set_t cpu0;
+
+	self->nfds = 0;
+	if (why)
+		SKIP(return, "%s", why);
+	ASSERT_EQ(0, tp_load(2, 48));
+	/* Stay on CPU 0, where the CPU events of the tests are. */
+	CPU_ZERO(&cpu0);
+	CPU_SET(0, &cpu0);
+	ASSERT_EQ(0, sched_setaffinity(0, sizeof(cpu0), &cpu0));
+}
+
+FIXTURE_TEARDOWN(exhaust)
+{
+	int i;
+
+	for (i = 0; i < self->nfds; i++)
+		close(self->fds[i]);
+}
+
+static int open_raw(int pinned, pid_t pid, int cpu, uint64_t read_format)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_RAW,
+		.config = 0x3c,
+		.pinned = pinned,
+		.read_format = read_format,
+	};
+
+	return tp_perf_open(&attr, pid, cpu, -1, 0);
+}
+
+TEST_F(exhaust, third_pinned_event_goes_to_error)
+{
+	long long failures = tp_stat("add_failures");
+	uint64_t v;
+	int i;
+
+	if (_metadata->skip)
+		return;
+	for (i = 0; i < 3; i++) {
+		self->fds[i] = open_raw(1, 0, -1, 0);
+		ASSERT_LE(0, self->fds[i]);
+		self->nfds++;
+	}
+	tp_busy_ns(50000000);
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ((ssize_t)sizeof(v), read(self->fds[i], &v, sizeof(v)));
+		EXPECT_LE(50000000ull, v);
+	}
+	/* ERROR state: read() returns end of file. */
+	EXPECT_EQ(0, read(self->fds[2], &v, sizeof(v)));
+	EXPECT_LT(failures, tp_stat("add_failures"));
+
+	/* A freed counter and a re-enable bring it back. */
+	close(self->fds[0]);
+	self->fds[0] = self->fds[2];
+	self->nfds = 2;
+	ASSERT_EQ(0, ioctl(self->fds[0], PERF_EVENT_IOC_ENABLE, 0));
+	tp_busy_ns(20000000);
+	ASSERT_EQ((ssize_t)sizeof(v), read(self->fds[0], &v, sizeof(v)));
+	EXPECT_LE(20000000ull, v);
+}
+
+TEST_F(exhaust, third_flexible_event_waits)
+{
+	uint64_t rd[3];
+	int i;
+
+	if (_metadata->skip)
+		return;
+	for (i = 0; i < 3; i++) {
+		self->fds[i] = open_raw(0, 0, -1,
+					PERF_FORMAT_TOTAL_TIME_ENABLED |
+					PERF_FORMAT_TOTAL_TIME_RUNNING);
+		ASSERT_LE(0, self->fds[i]);
+		self->nfds++;
+	}
+	tp_busy_ns(50000000);
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ((ssize_t)sizeof(rd), read(self->fds[i], rd, sizeof(rd)));
+		EXPECT_LE(50000000ull, rd[0]);
+		EXPECT_EQ(rd[1], rd[2]);
+	}
+	ASSERT_EQ((ssize_t)sizeof(rd), read(self->fds[2], rd, sizeof(rd)));
+	EXPECT_EQ(0ull, rd[0]);
+	EXPECT_LE(50000000ull, rd[1]);	/* enabled */
+	EXPECT_EQ(0ull, rd[2]);		/* never running */
+}
+
+/* CPU-pinned events are scheduled first: a pinned task event errors. */
+TEST_F(exhaust, cpu_pinned_events_starve_task_events)
+{
+	uint64_t v;
+	int i;
+
+	if (_metadata->skip)
+		return;
+	for (i = 0; i < 2; i++) {
+		self->fds[i] = open_raw(1, -1, 0, 0);
+		ASSERT_LE(0, self->fds[i]);
+		self->nfds++;
+	}
+	self->fds[2] = open_raw(1, 0, -1, 0);
+	ASSERT_LE(0, self->fds[2]);
+	self->nfds++;
+	tp_busy_ns(20000000);
+	EXPECT_EQ(0, read(self->fds[2], &v, sizeof(v)));
+
+	/* Without the CPU events the task event gets a counter again. */
+	close(self->fds[0]);
+	close(self->fds[1]);
+	self->fds[0] = self->fds[2];
+	self->nfds = 1;
+	ASSERT_EQ(0, ioctl(self->fds[0], PERF_EVENT_IOC_ENABLE, 0));
+	tp_busy_ns(20000000);
+	ASSERT_EQ((ssize_t)sizeof(v), read(self->fds[0], &v, sizeof(v)));
+	EXPECT_LE(20000000ull, v);
+}
+
+TEST_HARNESS_MAIN
