@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * pmc_core.h - the hwpmc object model: owners (one per open /dev/pmc file),
- * PMCs, and the rows they occupy.
+ * PMCs, and the rows they occupy; and what the core offers the other files.
  *
- * Owned by the core (core.c and the files beside it). Other files may read
- * the fields documented as stable below; they add their own state through
- * the pointers reserved for them (struct pmc_owner.log).
+ * Owned by the core (core.c, owner.c, rows.c, target.c, event.c,
+ * sched_hooks.c, security.c). Other files may read the fields documented as
+ * stable below; they add their own state through the pointers reserved for
+ * them (struct pmc_owner.log). docs/core.md describes the whole model.
  */
 #ifndef _PMC_CORE_H
 #define _PMC_CORE_H
@@ -13,21 +14,31 @@
 #include <linux/types.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/refcount.h>
+#include <linux/rcupdate.h>
 #include <linux/perf_event.h>
+#include <linux/task_work.h>
 
 #include "pmc_main.h"
 
 struct pmc_log_state;		/* pmc_log.h: log file, buffers and ring */
+struct pid;
 
 /*
  * struct pmc_owner - the owner of PMCs: the process that opened a /dev/pmc
  * file, through that file.
- * @pf:		the open file (NULL once the file is gone)
- * @tgid:	the owner process
- * @lock:	serialises the owner's ops (process context only)
+ * @pf:		the open file (NULL once the file is gone); under @lock
+ * @tgid:	the owner process (a reference is held)
+ * @lock:	serialises the owner's ops and everything below that says
+ *		"under @lock" (process context only)
  * @pmcs:	its PMCs (struct pmc_obj.owner_link), under @lock
  * @log:	logging and ring state of log.c/ring.c, NULL until configured;
  *		set and cleared by log.c under @lock
+ *
+ * Core-private fields follow; see owner.c. The owner's memory is freed with
+ * kfree_rcu() once its last reference is gone, so a pointer read under
+ * rcu_read_lock() from a PMC or a kernel counter stays valid to the end of
+ * that read-side section.
  */
 struct pmc_owner {
 	struct pmc_file *pf;
@@ -35,22 +46,34 @@ struct pmc_owner {
 	struct mutex lock;
 	struct list_head pmcs;
 	struct pmc_log_state *log;
+	/* Core-private. */
+	refcount_t refs;		/* pf, each PMC, each pending work */
+	bool dead;			/* torn down: PMCs released; under @lock */
+	atomic_t exit_queued;		/* owner-exit task_work queued (once) */
+	unsigned int nss;		/* system-sampling PMCs; under @lock */
+	struct list_head link;		/* pmc_owners (RCU list) */
+	struct callback_head exit_work;	/* owner exit, run in the dying task */
+	struct rcu_head rcu;
 };
 
 /*
  * struct pmc_obj - one PMC. The fields below are stable: the sampling and
  * logging code reads them (from any context, NMI included, for the ones it
- * is given in an overflow handler); only the core writes them.
+ * is given in an overflow handler); only the core writes them, and none of
+ * them changes after PMCALLOCATE except @count (PMCSETCOUNT, under the
+ * owner's lock, only while the PMC is not running).
  * @id:		the PMC id (PMC_ID_MAKE_ID)
  * @mode:	enum pmc_mode
  * @pmc_class:	enum pmc_class
  * @row:	global row index
  * @cpu:	CPU of a system-mode PMC, PMC_CPU_ANY for virtual ones
  * @flags:	PMC_F_* given at allocation
- * @caps:	PMC_CAP_* granted
+ * @caps:	PMC_CAP_* granted; USER and SYSTEM both set when the request
+ *		named neither (both modes are counted)
  * @event:	the event code (pm_ev)
  * @group:	pm_group tag (0 = none)
  * @count:	sampling period, or initial/preset count of a counting PMC
+ * @signo:	the PMC_F_OVF_SIGNAL signal number (0 without the flag)
  * @attr:	the perf attribute every kernel counter of this PMC is made from
  * @owner:	the owner
  * @kernel_ok:	the owner may see kernel addresses and kernel-mode counts
@@ -67,17 +90,77 @@ struct pmc_obj {
 	u32 event;
 	u32 group;
 	u64 count;
+	u32 signo;
 	struct perf_event_attr attr;
 	struct pmc_owner *owner;
 	bool kernel_ok;
 	struct list_head owner_link;
 	/* Core-private state follows; see core.c. */
+	u32 state;			/* enum pmc_state; under owner->lock */
+	refcount_t refs;		/* owner list, targets, pending works */
+	u64 accum;			/* value = accum + live counters */
+	struct perf_event *sysev;	/* system-mode counter */
+	struct list_head targets;	/* struct pmc_target, under owner->lock */
+	struct list_head row_link;	/* rows.c: process PMCs of a row */
+	bool attach_done;		/* attached at least once */
+	bool msr_taken;			/* PMCGETMSR handed out the index */
+	struct rcu_head rcu;
 };
 
 /*
  * Every kernel counter the core creates for a sampling PMC (system or
- * per-thread) uses pmc_sample_overflow() (pmc_log.h) as its overflow handler,
- * with the struct pmc_obj as overflow_handler_context.
+ * per-thread), and every per-thread counter of a PMC_F_OVF_SIGNAL PMC, uses
+ * pmc_sample_overflow() (pmc_log.h) as its overflow handler, with the struct
+ * pmc_obj as overflow_handler_context. A PMC and its owner outlive every
+ * kernel counter made for it.
  */
+
+/*
+ * pmc_owner_lock - the owner of @pf, locked (owner->lock held).
+ * @create: create the owner if the file has none yet.
+ *
+ * Returns the owner, NULL if there is none and !@create, ERR_PTR(-EPERM) if
+ * the caller is not the process that opened @pf, or ERR_PTR(-ENOMEM).
+ * An owner already torn down (its process exited) is returned too, with
+ * its PMCs gone; the caller cannot be its process then, so this happens
+ * only for create == false paths that tolerate it.
+ * Process context; may sleep.
+ */
+struct pmc_owner *pmc_owner_lock(struct pmc_file *pf, bool create);
+/* Drop owner->lock taken by pmc_owner_lock(). Process context. */
+void pmc_owner_unlock(struct pmc_owner *po);
+
+/*
+ * References on an owner, for work that outlives the ioctl or the overflow
+ * that started it. pmc_owner_get() is safe in any context, NMI included,
+ * given a pointer read from a PMC whose kernel counter is live (an overflow
+ * handler's context). pmc_owner_put() in any context but NMI.
+ */
+void pmc_owner_get(struct pmc_owner *po);
+void pmc_owner_put(struct pmc_owner *po);
+
+/*
+ * The PMC of @po with id @id, or NULL. @po->lock held (process context).
+ */
+struct pmc_obj *pmc_find_pmc(struct pmc_owner *po, u32 id);
+
+/*
+ * pmc_core_stop_group - stop every running PMC of @po whose pm_group tag is
+ * @group (0 names no group and stops nothing), as PMCSTOP would; PMCSTART
+ * re-arms them. pmc_core_stop_pmcid() stops one PMC by id (an ungrouped
+ * OVF_SIGNAL PMC). Both take @po->lock themselves: the caller must not hold
+ * it, and holds a reference on @po. No-op on an owner torn down.
+ * Process context; may sleep.
+ */
+void pmc_core_stop_group(struct pmc_owner *po, u32 group);
+void pmc_core_stop_pmcid(struct pmc_owner *po, u32 pmcid);
+
+/*
+ * Iterate the live owners (system-wide sampling owners have
+ * READ_ONCE(po->nss) > 0). Under rcu_read_lock(); any context but NMI.
+ */
+extern struct list_head pmc_owners;
+#define pmc_for_each_owner_rcu(po) \
+	list_for_each_entry_rcu(po, &pmc_owners, link)
 
 #endif /* _PMC_CORE_H */
