@@ -35,7 +35,7 @@ TEST_F(load, parameters_out_of_range_refused)
 	if (_metadata->skip)
 		return;
 	ASSERT_EQ(0, tp_sh("rmmod pmc 2>/dev/null; rmmod testpmu 2>/dev/null; true"));
-	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
 		EXPECT_NE(0, tp_sh("insmod %s/" TP_TESTPMU_KO " %s 2>/dev/null",
 				   tp_top(), bad[i])) TH_LOG("%s loaded", bad[i]);
 		EXPECT_FALSE(tp_module_loaded("testpmu"));

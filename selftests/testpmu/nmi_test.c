@@ -92,25 +92,27 @@ static void count_samples(void *ring, struct ring_stats *st)
 	}
 }
 
-/* Run the event for @ns (busy on the thread, or asleep), then read it. */
-static uint64_t run_event(struct __test_metadata *_metadata,
-			  FIXTURE_DATA(nmi) *self, bool busy, uint64_t ns)
+/*
+ * Map the event's ring buffer, run the event for @ns (busy on the thread or
+ * asleep), then read it: its count, or 0 on failure.
+ */
+static uint64_t run_event(int fd, void **ring, size_t *ring_len, bool busy,
+			  uint64_t ns)
 {
 	uint64_t count;
 
-	self->ring_len = (RING_PAGES + 1) * sysconf(_SC_PAGESIZE);
-	self->ring = mmap(NULL, self->ring_len, PROT_READ | PROT_WRITE,
-			  MAP_SHARED, self->fd, 0);
-	if (self->ring == MAP_FAILED)
+	*ring_len = (RING_PAGES + 1) * sysconf(_SC_PAGESIZE);
+	*ring = mmap(NULL, *ring_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (*ring == MAP_FAILED)
 		return 0;
-	if (ioctl(self->fd, PERF_EVENT_IOC_ENABLE, 0))
+	if (ioctl(fd, PERF_EVENT_IOC_ENABLE, 0))
 		return 0;
 	if (busy)
 		tp_busy_ns(ns);
 	else
 		tp_sleep_ns(ns);
-	if (ioctl(self->fd, PERF_EVENT_IOC_DISABLE, 0) ||
-	    read(self->fd, &count, sizeof(count)) != sizeof(count))
+	if (ioctl(fd, PERF_EVENT_IOC_DISABLE, 0) ||
+	    read(fd, &count, sizeof(count)) != sizeof(count))
 		return 0;
 	return count;
 }
@@ -126,7 +128,8 @@ TEST_F(nmi, task_overflows_arrive_in_nmi)
 		return;
 	self->fd = open_sampling(0, -1);
 	ASSERT_LE(0, self->fd);
-	count = run_event(_metadata, self, true, 200000000);
+	count = run_event(self->fd, &self->ring, &self->ring_len, true,
+			  200000000);
 	ASSERT_LT(0ull, count);
 	count_samples(self->ring, &st);
 	periods = count / PERIOD;
@@ -157,7 +160,8 @@ TEST_F(nmi, cpu_overflows_arrive_in_nmi)
 		return;
 	self->fd = open_sampling(-1, 1);
 	ASSERT_LE(0, self->fd);
-	count = run_event(_metadata, self, false, 200000000);
+	count = run_event(self->fd, &self->ring, &self->ring_len, false,
+			  200000000);
 	ASSERT_LT(0ull, count);
 	count_samples(self->ring, &st);
 	periods = count / PERIOD;

@@ -89,8 +89,7 @@ static inline const char *tp_pmc_ko(void)
 }
 
 /* Run a shell command; its exit status, or -1. */
-static inline int __attribute__((format(printf, 1, 2)))
-tp_sh(const char *fmt, ...)
+static inline int tp_sh(const char *fmt, ...)
 {
 	char cmd[4096];
 	va_list ap;
@@ -266,13 +265,15 @@ static inline uint64_t tp_clock_ns(clockid_t clk)
 static inline void tp_busy_ns(uint64_t ns)
 {
 	uint64_t end = tp_clock_ns(CLOCK_THREAD_CPUTIME_ID) + ns;
-	volatile uint64_t x = 0;
+	uint64_t x = 0;
 
 	while (tp_clock_ns(CLOCK_THREAD_CPUTIME_ID) < end) {
 		int i;
 
-		for (i = 0; i < 10000; i++)
+		for (i = 0; i < 10000; i++) {
 			x += i;
+			asm volatile("" : "+r" (x));	/* keep the loop */
+		}
 	}
 }
 
