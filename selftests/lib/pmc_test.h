@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * pmc_test.h - helpers shared by the driver selftests: /dev/pmc and a
+ * wrapper per hwpmc op (each returns 0 or -errno, never touches errno's
+ * meaning), workloads with an independent measure (CPU time, page faults),
+ * children that start on command, and the unprivileged-user fixture
+ * (uid/gid 65534, /dev/pmc made 0666 and restored).
+ *
+ * Link: every .c file of selftests/lib is linked into every selftest binary.
+ */
+#ifndef _PMC_TEST_H
+#define _PMC_TEST_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include <pmc/hwpmc.h>
+
+#define PMC_TEST_NOBODY		65534
+#define PMC_TEST_MODULE		"driver/pmc.ko"
+
+/* Linux software events (PERF_COUNT_SW_*), without <linux/perf_event.h>. */
+#define PMC_T_SW_CPU_CLOCK	0
+#define PMC_T_SW_TASK_CLOCK	1
+#define PMC_T_SW_PAGE_FAULTS	2
+#define PMC_T_SW_CONTEXT_SWITCHES 3
+#define PMC_T_PERF_TYPE_SOFTWARE 1
+
+/* ---------------------------------------------------------------- device */
+
+/* open(/dev/pmc, O_RDWR): the descriptor or -errno. */
+int pmc_t_open(void);
+/* Is /dev/pmc there (the module loaded)? */
+bool pmc_t_have_device(void);
+
+/* ---------------------------------------------------------------- ops */
+
+/* ioctl(fd, cmd, arg): 0 or -errno. */
+int pmc_t_ioctl(int fd, unsigned long cmd, void *arg);
+
+/*
+ * A PMCALLOCATE request for a SOFT event (PERF_COUNT_SW_* @config) in
+ * @mode; @cpu is used for system modes (PMC_CPU_ANY otherwise). Caps,
+ * flags and count are left 0 for the caller to set.
+ */
+void pmc_t_soft_request(struct pmc_op_pmcallocate *pa, uint32_t mode,
+			uint32_t cpu, uint64_t config);
+int pmc_t_allocate(int fd, struct pmc_op_pmcallocate *pa, uint32_t *id);
+/* Allocate a SOFT PMC: mode, cpu (system modes), config, caps, flags. */
+int pmc_t_alloc_soft(int fd, uint32_t mode, uint32_t cpu, uint64_t config,
+		     uint32_t caps, uint32_t flags, uint32_t *id);
+int pmc_t_attach(int fd, uint32_t id, pid_t pid, uint32_t flags);
+int pmc_t_detach(int fd, uint32_t id, pid_t pid, uint32_t flags);
+int pmc_t_release(int fd, uint32_t id);
+int pmc_t_start(int fd, uint32_t id);
+int pmc_t_stop(int fd, uint32_t id);
+/* PMCRW with PMC_F_OLDVALUE: the current value. */
+int pmc_t_read(int fd, uint32_t id, uint64_t *value);
+/* PMCRW with PMC_F_NEWVALUE. */
+int pmc_t_write(int fd, uint32_t id, uint64_t value);
+/* PMCRW with @flags; *@value in and out. */
+int pmc_t_rw(int fd, uint32_t id, uint32_t flags, uint64_t *value);
+int pmc_t_setcount(int fd, uint32_t id, uint64_t count);
+int pmc_t_getcaps(int fd, uint32_t id, uint32_t *caps);
+int pmc_t_getmsr(int fd, uint32_t id, uint32_t *msr);
+/* PMCREADSET of @n ids: values and the timestamp (may be NULL). */
+int pmc_t_readset(int fd, const uint32_t *ids, uint32_t n, uint64_t *values,
+		  uint64_t *timestamp);
+int pmc_t_admin(int fd, int cpu, int row, uint32_t state);
+/* GETPMCINFO of @cpu into @info[*n]; *n becomes the rows of the CPU. */
+int pmc_t_getpmcinfo(int fd, int cpu, struct pmc_info *info, uint32_t *n);
+int pmc_t_getcpuinfo(int fd, struct pmc_op_getcpuinfo *ci);
+/* The class descriptor of @pmc_class in GETCPUINFO, or -ENOENT. */
+int pmc_t_class_info(int fd, uint32_t pmc_class, struct pmc_classinfo *out);
+/* The global row index of row @index of @pmc_class, or -errno. */
+int pmc_t_class_row(int fd, uint32_t pmc_class, uint32_t index);
+
+/* ---------------------------------------------------------------- work */
+
+uint64_t pmc_t_now_ns(clockid_t clk);
+/* Burn @ns of the calling thread's CPU time. */
+void pmc_t_spin_ns(uint64_t ns);
+/* Touch @n fresh anonymous pages: @n minor page faults in user mode. */
+int pmc_t_touch_pages(size_t n);
+
+/*
+ * A child process that waits for go() before running @fn(@arg), then exits
+ * with its return value. Lets a test attach to the child before it works.
+ */
+struct pmc_t_child {
+	pid_t pid;
+	int go_fd;		/* write end: one byte starts the child */
+};
+int pmc_t_child_start(struct pmc_t_child *c, int (*fn)(void *), void *arg);
+int pmc_t_child_go(struct pmc_t_child *c);
+/* Wait for the child: its wait status, and its rusage if @ru. */
+int pmc_t_child_wait(struct pmc_t_child *c, int *status, struct rusage *ru);
+/* Kill the child (if still there) and reap it. */
+void pmc_t_child_kill(struct pmc_t_child *c);
+/* A child workload: spin for *(uint64_t *)arg ns of CPU. */
+int pmc_t_spin_fn(void *arg);
+
+/* CPU time (user + system) in @ru, in ns. */
+uint64_t pmc_t_rusage_ns(const struct rusage *ru);
+
+/* ---------------------------------------------------------------- privileges */
+
+/* Drop to uid/gid 65534 with no supplementary groups: 0 or -errno. */
+int pmc_t_drop_privileges(void);
+/*
+ * Run @fn(@arg) in a child as uid 65534 and return what it returned (an
+ * int 0..255), or -1 if it died. The child inherits open descriptors.
+ */
+int pmc_t_run_as_nobody(int (*fn)(void *), void *arg);
+/* chmod /dev/pmc to @mode, saving the old mode in *@old. */
+int pmc_t_dev_chmod(mode_t mode, mode_t *old);
+
+/* ---------------------------------------------------------------- module */
+
+/* Read a module parameter of pmc.ko into @buf; 0 or -errno. */
+int pmc_t_param_read(const char *name, char *buf, size_t len);
+/* Write a module parameter; 0 or -errno. */
+int pmc_t_param_write(const char *name, const char *value);
+/* Write a sysctl (/proc/sys/<path>); the old value in @old if not NULL. */
+int pmc_t_sysctl_write(const char *path, const char *value, char *old,
+		       size_t oldlen);
+/* Run a shell command: its exit status, or -1. */
+int pmc_t_system(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif /* _PMC_TEST_H */

@@ -1,0 +1,460 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pmc_testlib.c - the shared selftest helpers of pmc_test.h (not named
+ * *_test.c: the build makes a test binary of every such file).
+ */
+#include "pmc_test.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+int pmc_t_open(void)
+{
+	int fd = open(PMC_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+
+	return fd < 0 ? -errno : fd;
+}
+
+bool pmc_t_have_device(void)
+{
+	return access(PMC_DEVICE_PATH, F_OK) == 0;
+}
+
+int pmc_t_ioctl(int fd, unsigned long cmd, void *arg)
+{
+	return ioctl(fd, cmd, arg) < 0 ? -errno : 0;
+}
+
+void pmc_t_soft_request(struct pmc_op_pmcallocate *pa, uint32_t mode,
+			uint32_t cpu, uint64_t config)
+{
+	memset(pa, 0, sizeof(*pa));
+	pa->pm_mode = mode;
+	pa->pm_cpu = PMC_IS_SYSTEM_MODE(mode) ? cpu : PMC_CPU_ANY;
+	pa->pm_class = PMC_CLASS_SOFT;
+	pa->pm_ev = PMC_EV_SOFT_FIRST + (uint32_t)config;
+	pa->pm_md.pm_type = PMC_T_PERF_TYPE_SOFTWARE;
+	pa->pm_md.pm_config = config;
+}
+
+int pmc_t_allocate(int fd, struct pmc_op_pmcallocate *pa, uint32_t *id)
+{
+	int ret = pmc_t_ioctl(fd, PMC_IOC_PMCALLOCATE, pa);
+
+	if (!ret && id)
+		*id = pa->pm_pmcid;
+	return ret;
+}
+
+int pmc_t_alloc_soft(int fd, uint32_t mode, uint32_t cpu, uint64_t config,
+		     uint32_t caps, uint32_t flags, uint32_t *id)
+{
+	struct pmc_op_pmcallocate pa;
+
+	pmc_t_soft_request(&pa, mode, cpu, config);
+	pa.pm_caps = caps;
+	pa.pm_flags = flags;
+	if (PMC_IS_SAMPLING_MODE(mode))
+		pa.pm_count = 1000000;
+	return pmc_t_allocate(fd, &pa, id);
+}
+
+int pmc_t_attach(int fd, uint32_t id, pid_t pid, uint32_t flags)
+{
+	struct pmc_op_pmcattach pa = {
+		.pm_pmc = id, .pm_pid = pid, .pm_flags = flags,
+	};
+
+	return pmc_t_ioctl(fd, PMC_IOC_PMCATTACH, &pa);
+}
+
+int pmc_t_detach(int fd, uint32_t id, pid_t pid, uint32_t flags)
+{
+	struct pmc_op_pmcattach pa = {
+		.pm_pmc = id, .pm_pid = pid, .pm_flags = flags,
+	};
+
+	return pmc_t_ioctl(fd, PMC_IOC_PMCDETACH, &pa);
+}
+
+static int pmc_t_simple(int fd, unsigned long cmd, uint32_t id)
+{
+	struct pmc_op_simple sp = { .pm_pmcid = id };
+
+	return pmc_t_ioctl(fd, cmd, &sp);
+}
+
+int pmc_t_release(int fd, uint32_t id)
+{
+	return pmc_t_simple(fd, PMC_IOC_PMCRELEASE, id);
+}
+
+int pmc_t_start(int fd, uint32_t id)
+{
+	return pmc_t_simple(fd, PMC_IOC_PMCSTART, id);
+}
+
+int pmc_t_stop(int fd, uint32_t id)
+{
+	return pmc_t_simple(fd, PMC_IOC_PMCSTOP, id);
+}
+
+int pmc_t_rw(int fd, uint32_t id, uint32_t flags, uint64_t *value)
+{
+	struct pmc_op_pmcrw rw = {
+		.pm_flags = flags, .pm_pmcid = id, .pm_value = *value,
+	};
+	int ret = pmc_t_ioctl(fd, PMC_IOC_PMCRW, &rw);
+
+	if (!ret)
+		*value = rw.pm_value;
+	return ret;
+}
+
+int pmc_t_read(int fd, uint32_t id, uint64_t *value)
+{
+	*value = 0;
+	return pmc_t_rw(fd, id, PMC_F_OLDVALUE, value);
+}
+
+int pmc_t_write(int fd, uint32_t id, uint64_t value)
+{
+	return pmc_t_rw(fd, id, PMC_F_NEWVALUE, &value);
+}
+
+int pmc_t_setcount(int fd, uint32_t id, uint64_t count)
+{
+	struct pmc_op_pmcsetcount sc = { .pm_count = count, .pm_pmcid = id };
+
+	return pmc_t_ioctl(fd, PMC_IOC_PMCSETCOUNT, &sc);
+}
+
+int pmc_t_getcaps(int fd, uint32_t id, uint32_t *caps)
+{
+	struct pmc_op_caps gc = { .pm_pmcid = id };
+	int ret = pmc_t_ioctl(fd, PMC_IOC_GETCAPS, &gc);
+
+	if (!ret)
+		*caps = gc.pm_caps;
+	return ret;
+}
+
+int pmc_t_getmsr(int fd, uint32_t id, uint32_t *msr)
+{
+	struct pmc_op_getmsr gm = { .pm_pmcid = id };
+	int ret = pmc_t_ioctl(fd, PMC_IOC_PMCGETMSR, &gm);
+
+	if (!ret)
+		*msr = gm.pm_msr;
+	return ret;
+}
+
+int pmc_t_readset(int fd, const uint32_t *ids, uint32_t n, uint64_t *values,
+		  uint64_t *timestamp)
+{
+	struct pmc_op_pmcreadset rs = {
+		.pm_count = n,
+		.pm_ids = (uintptr_t)ids,
+		.pm_values = (uintptr_t)values,
+	};
+	int ret = pmc_t_ioctl(fd, PMC_IOC_PMCREADSET, &rs);
+
+	if (!ret && timestamp)
+		*timestamp = rs.pm_timestamp;
+	return ret;
+}
+
+int pmc_t_admin(int fd, int cpu, int row, uint32_t state)
+{
+	struct pmc_op_pmcadmin pa = {
+		.pm_cpu = cpu, .pm_pmc = row, .pm_state = state,
+	};
+
+	return pmc_t_ioctl(fd, PMC_IOC_PMCADMIN, &pa);
+}
+
+int pmc_t_getpmcinfo(int fd, int cpu, struct pmc_info *info, uint32_t *n)
+{
+	struct pmc_op_getpmcinfo gi = {
+		.pm_cpu = cpu, .pm_npmc = *n, .pm_pmcs = (uintptr_t)info,
+	};
+	int ret = pmc_t_ioctl(fd, PMC_IOC_GETPMCINFO, &gi);
+
+	if (!ret)
+		*n = gi.pm_npmc;
+	return ret;
+}
+
+int pmc_t_getcpuinfo(int fd, struct pmc_op_getcpuinfo *ci)
+{
+	memset(ci, 0, sizeof(*ci));
+	return pmc_t_ioctl(fd, PMC_IOC_GETCPUINFO, ci);
+}
+
+int pmc_t_class_info(int fd, uint32_t pmc_class, struct pmc_classinfo *out)
+{
+	struct pmc_op_getcpuinfo ci;
+	uint32_t i;
+	int ret = pmc_t_getcpuinfo(fd, &ci);
+
+	if (ret)
+		return ret;
+	for (i = 0; i < ci.pm_nclass && i < PMC_CLASS_MAX; i++) {
+		if (ci.pm_classes[i].pm_class == pmc_class) {
+			*out = ci.pm_classes[i];
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+int pmc_t_class_row(int fd, uint32_t pmc_class, uint32_t index)
+{
+	struct pmc_op_getcpuinfo ci;
+	uint32_t i, first = 0;
+	int ret = pmc_t_getcpuinfo(fd, &ci);
+
+	if (ret)
+		return ret;
+	for (i = 0; i < ci.pm_nclass && i < PMC_CLASS_MAX; i++) {
+		if (ci.pm_classes[i].pm_class == pmc_class)
+			return index < ci.pm_classes[i].pm_num ?
+			       (int)(first + index) : -EINVAL;
+		first += ci.pm_classes[i].pm_num;
+	}
+	return -ENOENT;
+}
+
+uint64_t pmc_t_now_ns(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+void pmc_t_spin_ns(uint64_t ns)
+{
+	uint64_t end = pmc_t_now_ns(CLOCK_THREAD_CPUTIME_ID) + ns;
+	volatile uint64_t x = 0;
+	int i;
+
+	while (pmc_t_now_ns(CLOCK_THREAD_CPUTIME_ID) < end)
+		for (i = 0; i < 1000; i++)
+			x += (uint64_t)i;
+}
+
+int pmc_t_touch_pages(size_t n)
+{
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE), i;
+	volatile char *p;
+
+	p = mmap(NULL, n * pg, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return -errno;
+	for (i = 0; i < n; i++)
+		p[i * pg] = 1;
+	munmap((void *)p, n * pg);
+	return 0;
+}
+
+int pmc_t_spin_fn(void *arg)
+{
+	pmc_t_spin_ns(*(uint64_t *)arg);
+	return 0;
+}
+
+int pmc_t_child_start(struct pmc_t_child *c, int (*fn)(void *), void *arg)
+{
+	int p[2];
+	char b;
+
+	if (pipe2(p, O_CLOEXEC))
+		return -errno;
+	c->pid = fork();
+	if (c->pid < 0) {
+		close(p[0]);
+		close(p[1]);
+		return -errno;
+	}
+	if (!c->pid) {
+		close(p[1]);
+		if (read(p[0], &b, 1) != 1)
+			_exit(125);
+		close(p[0]);
+		_exit(fn(arg) & 0xff);
+	}
+	close(p[0]);
+	c->go_fd = p[1];
+	return 0;
+}
+
+int pmc_t_child_go(struct pmc_t_child *c)
+{
+	char b = 'g';
+	int ret = write(c->go_fd, &b, 1) == 1 ? 0 : -errno;
+
+	close(c->go_fd);
+	c->go_fd = -1;
+	return ret;
+}
+
+int pmc_t_child_wait(struct pmc_t_child *c, int *status, struct rusage *ru)
+{
+	struct rusage r;
+	int st;
+
+	if (c->go_fd >= 0) {
+		close(c->go_fd);
+		c->go_fd = -1;
+	}
+	if (wait4(c->pid, &st, 0, &r) != c->pid)
+		return -errno;
+	c->pid = 0;
+	if (status)
+		*status = st;
+	if (ru)
+		*ru = r;
+	return 0;
+}
+
+void pmc_t_child_kill(struct pmc_t_child *c)
+{
+	if (c->pid > 0) {
+		kill(c->pid, SIGKILL);
+		pmc_t_child_wait(c, NULL, NULL);
+	}
+}
+
+uint64_t pmc_t_rusage_ns(const struct rusage *ru)
+{
+	return ((uint64_t)ru->ru_utime.tv_sec + (uint64_t)ru->ru_stime.tv_sec) *
+	       1000000000ULL +
+	       ((uint64_t)ru->ru_utime.tv_usec +
+		(uint64_t)ru->ru_stime.tv_usec) * 1000ULL;
+}
+
+int pmc_t_drop_privileges(void)
+{
+	if (setgroups(0, NULL) || setgid(PMC_TEST_NOBODY) ||
+	    setuid(PMC_TEST_NOBODY))
+		return -errno;
+	return 0;
+}
+
+int pmc_t_run_as_nobody(int (*fn)(void *), void *arg)
+{
+	pid_t pid;
+	int st;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		if (pmc_t_drop_privileges())
+			_exit(126);
+		_exit(fn(arg) & 0xff);
+	}
+	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st))
+		return -1;
+	return WEXITSTATUS(st);
+}
+
+int pmc_t_dev_chmod(mode_t mode, mode_t *old)
+{
+	struct stat st;
+
+	if (stat(PMC_DEVICE_PATH, &st))
+		return -errno;
+	if (old)
+		*old = st.st_mode & 07777;
+	return chmod(PMC_DEVICE_PATH, mode) ? -errno : 0;
+}
+
+static int pmc_t_read_file(const char *path, char *buf, size_t len)
+{
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	while (n > 0 && buf[n - 1] == '\n')
+		buf[--n] = '\0';
+	return 0;
+}
+
+static int pmc_t_write_file(const char *path, const char *value)
+{
+	ssize_t n, len = (ssize_t)strlen(value);
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, value, (size_t)len);
+	close(fd);
+	return n == len ? 0 : (n < 0 ? -errno : -EIO);
+}
+
+int pmc_t_param_read(const char *name, char *buf, size_t len)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "/sys/module/pmc/parameters/%s", name);
+	return pmc_t_read_file(path, buf, len);
+}
+
+int pmc_t_param_write(const char *name, const char *value)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "/sys/module/pmc/parameters/%s", name);
+	return pmc_t_write_file(path, value);
+}
+
+int pmc_t_sysctl_write(const char *path, const char *value, char *old,
+		       size_t oldlen)
+{
+	char file[256];
+	int ret;
+
+	snprintf(file, sizeof(file), "/proc/sys/%s", path);
+	if (old) {
+		ret = pmc_t_read_file(file, old, oldlen);
+		if (ret)
+			return ret;
+	}
+	return pmc_t_write_file(file, value);
+}
+
+int pmc_t_system(const char *fmt, ...)
+{
+	char cmd[1024];
+	va_list ap;
+	int st;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	fflush(NULL);
+	st = system(cmd);
+	if (st < 0 || !WIFEXITED(st))
+		return -1;
+	return WEXITSTATUS(st);
+}
