@@ -90,7 +90,7 @@ struct bind_ctx {
 	uint32_t group;
 };
 
-static void fill_alloc(const cpc_t *cpc, const struct bind_ctx *bc,
+static void fill_alloc(const struct bind_ctx *bc,
 		       struct pmc_op_pmcallocate *a)
 {
 	bool system = bc->kind == CPC_BIND_CPU;
@@ -99,7 +99,6 @@ static void fill_alloc(const cpc_t *cpc, const struct bind_ctx *bc,
 	a->pm_cpu = system ? (uint32_t)bc->cpu : PMC_CPU_ANY;
 	a->pm_mode = system ? PMC_MODE_SC : PMC_MODE_TC;
 	a->pm_group = bc->group;
-	a->pm_signo = (uint32_t)cpc->ovf_signo;
 }
 
 /* Allocate one PMC and, in thread scope, attach it. */
@@ -158,7 +157,7 @@ static void tick_add(cpc_t *cpc, cpc_set_t *set, const struct bind_ctx *bc)
 		if (!tries[i].pmc_class ||
 		    (tries[i].pmc_class == PMC_CLASS_SOFT && !cpc->nsoft))
 			continue;
-		fill_alloc(cpc, bc, &a);
+		fill_alloc(bc, &a);
 		a.pm_caps = tries[i].caps;
 		a.pm_class = tries[i].pmc_class;
 		a.pm_md.pm_type = tries[i].type;
@@ -248,7 +247,7 @@ static int set_bind(cpc_t *cpc, cpc_set_t *set, const char *fn,
 		/* Neither user nor system: accepted, counts nothing. */
 		if (!(r->flags & (CPC_COUNT_USER | CPC_COUNT_SYSTEM)))
 			continue;
-		fill_alloc(cpc, bc, &a);
+		fill_alloc(bc, &a);
 		if (r->flags & CPC_COUNT_USER)
 			a.pm_caps |= PMC_CAP_USER;
 		if (r->flags & CPC_COUNT_SYSTEM)
@@ -256,6 +255,7 @@ static int set_bind(cpc_t *cpc, cpc_set_t *set, const char *fn,
 		if ((r->flags & CPC_OVF_NOTIFY_EMT) && !system) {
 			a.pm_caps |= PMC_CAP_INTERRUPT;
 			a.pm_flags |= PMC_F_OVF_SIGNAL;
+			a.pm_signo = (uint32_t)cpc->ovf_signo;
 		}
 		a.pm_class = enc[i].pmc_class;
 		a.pm_ev = enc[i].ev;

@@ -144,6 +144,10 @@ static int do_allocate(struct fake_pmc *fp, struct pmc_op_pmcallocate *a)
 		fp->fail_alloc_at = 0;
 		return fail(fp->fail_errno);
 	}
+	/* As the driver: a signal only with PMC_F_OVF_SIGNAL, in TC mode. */
+	if ((a->pm_flags & PMC_F_OVF_SIGNAL) ?
+	    (!a->pm_signo || a->pm_mode != PMC_MODE_TC) : a->pm_signo != 0)
+		return fail(EINVAL);
 	if (!has_class(fp, a->pm_class) || a->pm_mode > PMC_MODE_TC ||
 	    (a->pm_flags & ~PMC_F_ALLOCATE_MASK) || a->pm_reserved[0] ||
 	    a->pm_md.pm_pad)

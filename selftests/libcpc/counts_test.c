@@ -343,7 +343,7 @@ TEST_F_TIMEOUT(slow, bind_pctx_counts_another_process, 120)
 					 CPC_COUNT_USER | CPC_COUNT_SYSTEM, 0,
 					 NULL));
 	t.buf = cpc_buf_create(t.cpc, t.set);
-	setenv("LIBCPC_TEST_WORKER", "spin:300", 1);
+	setenv("LIBCPC_TEST_WORKER", "spin:600", 1);
 	setenv("LIBCPC_TEST_OUT", "/tmp/libcpc-counts.child", 1);
 	snprintf(exe, sizeof(exe), "/proc/%d/exe", getpid());
 	pctx = pctx_create(exe, argv, &t, 0, NULL);
@@ -364,7 +364,12 @@ TEST_F_TIMEOUT(slow, bind_pctx_counts_another_process, 120)
 	ASSERT_EQ(0, read_u64("/tmp/libcpc-counts.child", &child_ns));
 	TH_LOG("libcpc %" PRIu64 " ns, child CPU time %" PRIu64 " ns", t.last,
 	       child_ns);
-	EXPECT_TRUE(within_pct(t.last, child_ns, 2.0));
+	/*
+	 * The child's clock stops before its exit and leaves out interrupt
+	 * time, which task-clock includes (a few per cent under emulation;
+	 * see examples_test.c): 5 %. perf stat is held to 2 % above.
+	 */
+	EXPECT_TRUE(within_pct(t.last, child_ns, 5.0));
 	cpc_close(t.cpc);
 }
 

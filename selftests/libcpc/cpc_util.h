@@ -119,6 +119,66 @@ static inline int cpc_probe(char *why, size_t len)
 	ASSERT_EQ(0, _r) TH_LOG("%s", _why);				\
 } while (0)
 
+static volatile int cpc_probe_signals;
+
+static inline void cpc_probe_handler(int sig)
+{
+	(void)sig;
+	cpc_probe_signals++;
+}
+
+/*
+ * Does the driver deliver overflow signals? A page-faults counter preset
+ * one event short of overflow, and a few faults. 0: yes. 1: skip, with the
+ * reason in @why. -1: a real failure.
+ */
+static inline int cpc_ovf_probe(char *why, size_t len)
+{
+	struct sigaction act = { .sa_handler = cpc_probe_handler }, old;
+	cpc_t *cpc = cpc_open(CPC_VER_CURRENT);
+	cpc_set_t *set;
+	int ret = 0, sig;
+
+	if (!cpc) {
+		snprintf(why, len, "cpc_open: %s", strerror(errno));
+		return -1;
+	}
+	cpc_seterrhndlr(cpc, cpc_quiet);
+	sig = cpc_ovf_signal(cpc);
+	sigaction(sig, &act, &old);
+	cpc_probe_signals = 0;
+	set = cpc_set_create(cpc);
+	if (cpc_set_add_request(cpc, set, "page-faults", UINT64_MAX,
+				CPC_COUNT_USER | CPC_OVF_NOTIFY_EMT, 0,
+				NULL) != 0) {
+		snprintf(why, len, "request: %s", strerror(errno));
+		ret = -1;
+	} else if (cpc_bind_curlwp(cpc, set, 0) != 0) {
+		snprintf(why, len, "bind with CPC_OVF_NOTIFY_EMT: %s",
+			 strerror(errno));
+		ret = errno == ENOTSUP ? 1 : -1;
+	} else {
+		touch_pages(4);
+		cpc_unbind(cpc, set);
+		if (!cpc_probe_signals) {
+			snprintf(why, len, "the driver does not deliver "
+				 "PMC_F_OVF_SIGNAL signals yet (sampling issue)");
+			ret = 1;
+		}
+	}
+	cpc_close(cpc);
+	sigaction(sig, &old, NULL);
+	return ret;
+}
+
+#define REQUIRE_OVF_SIGNAL() do {					\
+	char _why[256] = "";						\
+	int _r = cpc_ovf_probe(_why, sizeof(_why));			\
+	if (_r > 0)							\
+		SKIP(return, "%s", _why);				\
+	ASSERT_EQ(0, _r) TH_LOG("%s", _why);				\
+} while (0)
+
 /* |a - b| <= pct % of b */
 static inline int within_pct(uint64_t a, uint64_t b, double pct)
 {

@@ -168,6 +168,7 @@ TEST_F_TIMEOUT(testpmu, hardware_overflow_signals_per_period, 60)
 	int r;
 
 	REQUIRE_CPC();
+	REQUIRE_OVF_SIGNAL();
 	ovf_cpc = cpc_open(CPC_VER_CURRENT);
 	ASSERT_NE(NULL, ovf_cpc);
 	ASSERT_EQ(0, sigaction(cpc_ovf_signal(ovf_cpc), &act, NULL));
