@@ -1,0 +1,435 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lifecycle_test.c - pmc(3) end to end: PMCs of the SOFT class in all four
+ * modes (TC, TS, SC, SS) through allocate, attach, start, read, write,
+ * stop and release, each count checked against an independent measure
+ * (getrusage, CPU clocks, CLOCK_MONOTONIC); the machine and row information;
+ * the Linux extensions (thread scope, multi-read).
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+
+#include "kselftest_harness.h"
+#include "pmc_util.h"
+
+#define NPAGES	256
+
+/* Counting the caller's own page faults: exact up to the faults of the ioctls. */
+TEST(tc_counts_own_page_faults)
+{
+	pmc_value_t v, old;
+	uint32_t caps, width;
+	long r0, r1;
+	pmc_id_t id;
+
+	PMC_INIT_OR_SKIP();
+	PMC_ALLOC_OR_SKIP("SOFT-page-faults", PMC_MODE_TC, 0, PMC_CPU_ANY, &id, 0);
+	ASSERT_EQ(PMC_MODE_TC, PMC_ID_TO_MODE(id));
+	ASSERT_EQ(PMC_CLASS_SOFT, PMC_ID_TO_CLASS(id));
+	ASSERT_EQ(0, pmc_attach(id, 0));
+	ASSERT_EQ(0, pmc_capabilities(id, &caps));
+	EXPECT_EQ(PMC_CAP_USER | PMC_CAP_SYSTEM, caps);
+	ASSERT_EQ(0, pmc_width(id, &width));
+	EXPECT_EQ(64, width);
+
+	r0 = minflt(RUSAGE_SELF);
+	ASSERT_EQ(0, pmc_start(id));
+	ASSERT_EQ(0, touch_pages(NPAGES));
+	ASSERT_EQ(0, pmc_stop(id));
+	r1 = minflt(RUSAGE_SELF);
+	ASSERT_EQ(0, pmc_read(id, &v));
+	EXPECT_GE(v, NPAGES);
+	EXPECT_LE(v, (pmc_value_t)(r1 - r0));
+
+	/* Stopped: the count holds still. */
+	ASSERT_EQ(0, touch_pages(16));
+	ASSERT_EQ(0, pmc_read(id, &old));
+	EXPECT_EQ(v, old);
+
+	/* Write, exchange, initial count. */
+	ASSERT_EQ(0, pmc_write(id, 1000));
+	ASSERT_EQ(0, pmc_read(id, &v));
+	EXPECT_EQ(1000, v);
+	ASSERT_EQ(0, pmc_rw(id, 5, &old));
+	EXPECT_EQ(1000, old);
+	ASSERT_EQ(0, pmc_read(id, &v));
+	EXPECT_EQ(5, v);
+	ASSERT_EQ(0, pmc_set(id, 77));
+	ASSERT_EQ(0, pmc_read(id, &v));
+	EXPECT_EQ(77, v);
+
+	/* Counting resumes from the value written. */
+	ASSERT_EQ(0, pmc_start(id));
+	ASSERT_EQ(0, touch_pages(NPAGES));
+	ASSERT_EQ(0, pmc_stop(id));
+	ASSERT_EQ(0, pmc_read(id, &v));
+	EXPECT_GE(v, 77 + NPAGES);
+	EXPECT_LE(v, 77 + NPAGES + 32);
+
+	ASSERT_EQ(0, pmc_release(id));
+	EXPECT_EQ(-1, pmc_read(id, &v));
+	EXPECT_EQ(EINVAL, errno);
+}
+
+/* hwpmc's main use: count a child from its start to its exit. */
+TEST(tc_counts_a_child_process)
+{
+	struct rusage ru;
+	int go[2], status;
+	pmc_value_t v;
+	pmc_id_t id;
+	pid_t pid;
+	char c = 0;
+
+	PMC_INIT_OR_SKIP();
+	PMC_ALLOC_OR_SKIP("SOFT-page-faults", PMC_MODE_TC, 0, PMC_CPU_ANY, &id, 0);
+	ASSERT_EQ(0, pipe(go));
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		close(go[1]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(2);
+		_exit(touch_pages(NPAGES) ? 3 : 0);
+	}
+	close(go[0]);
+	ASSERT_EQ(0, pmc_attach(id, pid));
+	ASSERT_EQ(0, pmc_start(id));
+	ASSERT_EQ(1, write(go[1], &c, 1));
+	ASSERT_EQ(pid, wait4(pid, &status, 0, &ru));
+	ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	ASSERT_EQ(0, pmc_stop(id));
+	/* The child's count survives it, as hwpmc's does. */
+	ASSERT_EQ(0, pmc_read(id, &v));
+	EXPECT_GE(v, NPAGES);
+	EXPECT_LE(v, (pmc_value_t)ru.ru_minflt);
+	ASSERT_EQ(0, pmc_release(id));
+	close(go[1]);
+}
+
+/* task-clock counts the CPU time of the process, in nanoseconds. */
+TEST(tc_task_clock_matches_cpu_time)
+{
+	uint64_t c0, c1;
+	pmc_value_t v;
+	pmc_id_t id;
+
+	PMC_INIT_OR_SKIP();
+	PMC_ALLOC_OR_SKIP("SOFT-task-clock", PMC_MODE_TC, 0, PMC_CPU_ANY, &id, 0);
+	/* Started without an attach: hwpmc attaches it to its owner. */
+	c0 = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
+	ASSERT_EQ(0, pmc_start(id));
+	spin_cpu_ns(100000000);
+	ASSERT_EQ(0, pmc_stop(id));
+	c1 = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
+	ASSERT_EQ(0, pmc_read(id, &v));
+	EXPECT_LE(v, c1 - c0);
+	EXPECT_NEAR_PCT(v, c1 - c0, 5, 2000000);
+	ASSERT_EQ(0, pmc_release(id));
+}
+
+/* A sampling PMC goes through its life without a log (its samples are dropped). */
+TEST(ts_lifecycle)
+{
+	uint32_t caps;
+	pmc_id_t id;
+
+	PMC_INIT_OR_SKIP();
+	PMC_ALLOC_OR_SKIP("SOFT-task-clock", PMC_MODE_TS, 0, PMC_CPU_ANY, &id,
+			  1000000);
+	ASSERT_EQ(PMC_MODE_TS, PMC_ID_TO_MODE(id));
+	ASSERT_EQ(0, pmc_capabilities(id, &caps));
+	EXPECT_EQ(PMC_CAP_INTERRUPT | PMC_CAP_USER | PMC_CAP_SYSTEM, caps);
+	ASSERT_EQ(0, pmc_set(id, 2000000));
+	ASSERT_EQ(0, pmc_attach(id, 0));
+	ASSERT_EQ(0, pmc_start(id));
+	spin_cpu_ns(20000000);
+	EXPECT_EQ(-1, pmc_set(id, 3000000));
+	EXPECT_EQ(EBUSY, errno);
+	ASSERT_EQ(0, pmc_stop(id));
+	/* A sampling PMC takes no value. */
+	EXPECT_EQ(-1, pmc_write(id, 1));
+	EXPECT_EQ(EINVAL, errno);
+	ASSERT_EQ(0, pmc_release(id));
+}
+
+/* cpu-clock of one CPU counts the time the PMC ran, busy or idle. */
+TEST(sc_cpu_clock_matches_elapsed_time)
+{
+	struct pmc_pmcinfo *pi;
+	uint64_t t0, t1;
+	pmc_value_t v;
+	int i, found = 0;
+	pmc_id_t id;
+
+	PMC_INIT_OR_SKIP();
+	PMC_ALLOC_OR_SKIP("SOFT-cpu-clock", PMC_MODE_SC, 0, 0, &id, 0);
+	ASSERT_EQ(PMC_MODE_SC, PMC_ID_TO_MODE(id));
+	ASSERT_EQ(0, PMC_ID_TO_CPU(id));
+	t0 = clock_ns(CLOCK_MONOTONIC);
+	ASSERT_EQ(0, pmc_start(id));
+	usleep(100000);
+	ASSERT_EQ(0, pmc_stop(id));
+	t1 = clock_ns(CLOCK_MONOTONIC);
+	ASSERT_EQ(0, pmc_read(id, &v));
+	EXPECT_LE(v, t1 - t0);
+	EXPECT_NEAR_PCT(v, t1 - t0, 5, 2000000);
+
+	/* Its row on CPU 0 says who owns it and how. */
+	ASSERT_EQ(0, pmc_pmcinfo(0, &pi));
+	for (i = 0; i < pmc_npmc(0); i++) {
+		struct pmc_info *p = &pi->pm_pmcs[i];
+
+		if (p->pm_ownerpid != getpid())
+			continue;
+		found++;
+		EXPECT_EQ(PMC_CLASS_SOFT, p->pm_class);
+		EXPECT_EQ(PMC_MODE_SC, p->pm_mode);
+		EXPECT_EQ(PMC_EV_SOFT_CPU_CLOCK, p->pm_event);
+		EXPECT_EQ(PMC_DISP_STANDALONE, p->pm_rowdisp);
+		EXPECT_EQ(PMC_STATE_STOPPED, p->pm_state);
+		EXPECT_EQ(PMC_ID_TO_ROWINDEX(id), i);
+	}
+	EXPECT_EQ(1, found);
+	free(pi);
+	ASSERT_EQ(0, pmc_release(id));
+}
+
+/* System sampling needs a log (hwpmc: EDOOFUS); log_test runs it with one. */
+TEST(ss_lifecycle_without_log)
+{
+	uint32_t caps;
+	pmc_id_t id;
+
+	PMC_INIT_OR_SKIP();
+	PMC_ALLOC_OR_SKIP("SOFT-cpu-clock", PMC_MODE_SS, 0, 0, &id, 1000000);
+	ASSERT_EQ(PMC_MODE_SS, PMC_ID_TO_MODE(id));
+	ASSERT_EQ(0, pmc_capabilities(id, &caps));
+	EXPECT_TRUE(caps & PMC_CAP_INTERRUPT);
+	EXPECT_EQ(-1, pmc_start(id));
+	EXPECT_EQ(EDOOFUS, errno);
+	ASSERT_EQ(0, pmc_set(id, 2000000));
+	ASSERT_EQ(0, pmc_release(id));
+}
+
+/* The TSC counts system-wide only; its rate is steady. */
+TEST(tsc_counts_in_system_counting_mode)
+{
+	const struct pmc_cpuinfo *ci;
+	pmc_value_t v0, v1, v2;
+	uint64_t t0, t1, t2;
+	double r;
+	pmc_id_t id;
+	uint32_t i;
+	bool tsc = false;
+
+	PMC_INIT_OR_SKIP();
+	ASSERT_EQ(0, pmc_cpuinfo(&ci));
+	for (i = 0; i < ci->pm_nclass; i++)
+		tsc |= ci->pm_classes[i].pm_class == PMC_CLASS_TSC;
+	if (!tsc)
+		SKIP(return, "no TSC class on this machine");
+	EXPECT_EQ(-1, pmc_allocate("TSC-TSC", PMC_MODE_TC, 0, PMC_CPU_ANY, &id, 0));
+	EXPECT_EQ(EINVAL, errno);
+	PMC_ALLOC_OR_SKIP("TSC-TSC", PMC_MODE_SC, 0, 0, &id, 0);
+	ASSERT_EQ(0, pmc_start(id));
+	ASSERT_EQ(0, pmc_read(id, &v0));
+	t0 = clock_ns(CLOCK_MONOTONIC);
+	usleep(20000);
+	ASSERT_EQ(0, pmc_read(id, &v1));
+	t1 = clock_ns(CLOCK_MONOTONIC);
+	usleep(60000);
+	ASSERT_EQ(0, pmc_read(id, &v2));
+	t2 = clock_ns(CLOCK_MONOTONIC);
+	ASSERT_GT(v1, v0);
+	ASSERT_GT(v2, v1);
+	/* Ticks per nanosecond, over two intervals: the same rate. */
+	r = ((double)(v2 - v1) / (double)(t2 - t1)) /
+	    ((double)(v1 - v0) / (double)(t1 - t0));
+	EXPECT_GT(r, 0.9);
+	EXPECT_LT(r, 1.1);
+	ASSERT_EQ(0, pmc_stop(id));
+	ASSERT_EQ(0, pmc_release(id));
+}
+
+TEST(cpuinfo_rows_and_event_names)
+{
+	const struct pmc_cpuinfo *ci;
+	struct pmc_pmcinfo *pi;
+	const char **names;
+	uint32_t i, rows = 0;
+	int n, j, soft = -1, task_clock = 0;
+
+	PMC_INIT_OR_SKIP();
+	ASSERT_EQ(0, pmc_cpuinfo(&ci));
+	EXPECT_EQ(sysconf(_SC_NPROCESSORS_CONF), ci->pm_ncpu);
+	EXPECT_EQ((int)ci->pm_ncpu, pmc_ncpu());
+	ASSERT_LE(ci->pm_nclass, PMC_CLASS_MAX);
+	for (i = 0; i < ci->pm_nclass; i++) {
+		rows += ci->pm_classes[i].pm_num;
+		if (ci->pm_classes[i].pm_class == PMC_CLASS_SOFT) {
+			soft = (int)i;
+			EXPECT_EQ(64, ci->pm_classes[i].pm_width);
+		}
+		EXPECT_NE(NULL, pmc_name_of_class(ci->pm_classes[i].pm_class));
+	}
+	ASSERT_GE(soft, 0);
+	EXPECT_EQ(rows, ci->pm_npmc);
+	EXPECT_NE(NULL, pmc_name_of_cputype(ci->pm_cputype));
+	EXPECT_EQ((int)ci->pm_npmc, pmc_npmc(0));
+	EXPECT_EQ(-1, pmc_npmc(-1));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, pmc_npmc((int)ci->pm_ncpu));
+	EXPECT_EQ(EINVAL, errno);
+
+	if (pmc_pmcinfo(0, &pi) < 0 && errno == EOPNOTSUPP)
+		SKIP(return, "GETPMCINFO: EOPNOTSUPP (not in the driver yet)");
+	ASSERT_EQ(0, pi->pm_cpu);
+	for (j = 0; j < (int)ci->pm_npmc; j++) {
+		EXPECT_NE(0, strlen(pi->pm_pmcs[j].pm_name));
+		EXPECT_NE(NULL, pmc_name_of_disposition(pi->pm_pmcs[j].pm_rowdisp));
+	}
+	free(pi);
+	EXPECT_EQ(-1, pmc_pmcinfo((int)ci->pm_ncpu, &pi));
+	EXPECT_EQ(EINVAL, errno);
+
+	ASSERT_EQ(0, pmc_event_names_of_class(PMC_CLASS_SOFT, &names, &n));
+	for (j = 0; j < n; j++) {
+		pmc_id_t id;
+		char spec[PMC_NAME_MAX + 8];
+
+		task_clock |= strcmp(names[j], "task-clock") == 0;
+		/* Every name listed allocates. */
+		snprintf(spec, sizeof(spec), "SOFT-%s", names[j]);
+		EXPECT_EQ(0, pmc_allocate(spec, PMC_MODE_TC, 0, PMC_CPU_ANY, &id, 0))
+			TH_LOG("%s: %s", spec, strerror(errno));
+		EXPECT_EQ(0, pmc_release(id));
+	}
+	EXPECT_TRUE(task_clock);
+	free(names);
+}
+
+/* Every ioctl is counted; the failed ones twice. */
+TEST(driver_stats_count_the_calls)
+{
+	struct pmc_driverstats s0, s1;
+	uint32_t caps;
+	pmc_id_t id;
+
+	PMC_INIT_OR_SKIP();
+	PMC_ALLOC_OR_SKIP("SOFT-task-clock", PMC_MODE_TC, 0, PMC_CPU_ANY, &id, 0);
+	ASSERT_EQ(0, pmc_get_driver_stats(&s0));
+	ASSERT_EQ(0, pmc_capabilities(id, &caps));
+	ASSERT_EQ(0, pmc_start(id));
+	ASSERT_EQ(-1, pmc_capabilities(id + 1, &caps));
+	ASSERT_EQ(0, pmc_stop(id));
+	ASSERT_EQ(-1, pmc_attach(id, -5));
+	ASSERT_EQ(0, pmc_get_driver_stats(&s1));
+	EXPECT_EQ(6, s1.pm_syscalls - s0.pm_syscalls);
+	EXPECT_EQ(2, s1.pm_syscall_errors - s0.pm_syscall_errors);
+	ASSERT_EQ(0, pmc_release(id));
+}
+
+/* A child of fork() uses the library without pmc_init(), with its own PMCs. */
+TEST(fork_child_has_its_own_pmcs)
+{
+	pmc_id_t id, cid;
+	pmc_value_t v;
+	int status;
+	pid_t pid;
+
+	PMC_INIT_OR_SKIP();
+	PMC_ALLOC_OR_SKIP("SOFT-page-faults", PMC_MODE_TC, 0, PMC_CPU_ANY, &id, 0);
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		/* The parent's PMC is not the child's: it owns none yet. */
+		if (pmc_read(id, &v) == 0 || errno != ESRCH)
+			_exit(10);
+		if (pmc_allocate("SOFT-page-faults", PMC_MODE_TC, 0, PMC_CPU_ANY,
+				 &cid, 0) < 0)
+			_exit(11);
+		if (pmc_start(cid) < 0 || touch_pages(NPAGES) < 0 ||
+		    pmc_stop(cid) < 0 || pmc_read(cid, &v) < 0)
+			_exit(12);
+		_exit(v >= NPAGES && v < NPAGES + 64 ? 0 : 13);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	ASSERT_EQ(0, pmc_read(id, &v));
+	ASSERT_EQ(0, pmc_release(id));
+}
+
+static void *spin_thread(void *arg)
+{
+	spin_cpu_ns(*(uint64_t *)arg);
+	return NULL;
+}
+
+/* Linux: a PMC attached to one thread counts that thread only. */
+TEST(thread_scope_counts_one_thread)
+{
+	uint64_t spin = 60000000, c0, c1;
+	pthread_t t;
+	pmc_value_t v;
+	pmc_id_t id;
+
+	PMC_INIT_OR_SKIP();
+	PMC_ALLOC_OR_SKIP("SOFT-task-clock", PMC_MODE_TC, 0, PMC_CPU_ANY, &id, 0);
+	PMC_OK_OR_SKIP(pmc_attach_thread(id, 0, 0), "thread attach");
+	ASSERT_EQ(0, pmc_start(id));
+	c0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	ASSERT_EQ(0, pthread_create(&t, NULL, spin_thread, &spin));
+	spin_cpu_ns(spin);
+	c1 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	ASSERT_EQ(0, pmc_stop(id));
+	ASSERT_EQ(0, pthread_join(t, NULL));
+	ASSERT_EQ(0, pmc_read(id, &v));
+	/* This thread's time, not the other's as well. */
+	EXPECT_NEAR_PCT(v, c1 - c0, 10, 3000000);
+	ASSERT_EQ(0, pmc_detach_thread(id, 0));
+	EXPECT_EQ(-1, pmc_attach_thread(id, 0, 0x80));
+	EXPECT_EQ(EINVAL, errno);
+	ASSERT_EQ(0, pmc_release(id));
+}
+
+/* Linux: several PMCs read at one instant. */
+TEST(read_set_reads_at_one_instant)
+{
+	pmc_id_t ids[2];
+	pmc_value_t v[2];
+	uint64_t ts, t0, t1, c0, c1;
+
+	PMC_INIT_OR_SKIP();
+	PMC_ALLOC_OR_SKIP("SOFT-task-clock", PMC_MODE_TC, 0, PMC_CPU_ANY, &ids[0], 0);
+	PMC_ALLOC_OR_SKIP("SOFT-page-faults", PMC_MODE_TC, 0, PMC_CPU_ANY, &ids[1], 0);
+	c0 = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
+	ASSERT_EQ(0, pmc_start(ids[0]));
+	ASSERT_EQ(0, pmc_start(ids[1]));
+	ASSERT_EQ(0, touch_pages(NPAGES));
+	spin_cpu_ns(30000000);
+	ASSERT_EQ(0, pmc_stop(ids[1]));
+	ASSERT_EQ(0, pmc_stop(ids[0]));
+	c1 = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
+	t0 = clock_ns(CLOCK_MONOTONIC);
+	PMC_OK_OR_SKIP(pmc_read_set(2, ids, v, &ts), "PMCREADSET");
+	t1 = clock_ns(CLOCK_MONOTONIC);
+	EXPECT_GE(ts, t0);
+	EXPECT_LE(ts, t1);
+	EXPECT_LE(v[0], c1 - c0);
+	EXPECT_NEAR_PCT(v[0], c1 - c0, 5, 2000000);
+	EXPECT_GE(v[1], NPAGES);
+	EXPECT_LE(v[1], NPAGES + 32);
+
+	EXPECT_EQ(-1, pmc_read_set(0, ids, v, NULL));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, pmc_read_set(PMC_READSET_MAX + 1, ids, v, NULL));
+	EXPECT_EQ(EINVAL, errno);
+	ids[1] = ids[0] + 0x100;
+	EXPECT_EQ(-1, pmc_read_set(2, ids, v, NULL));
+	EXPECT_EQ(EINVAL, errno);
+}
+
+TEST_HARNESS_MAIN
