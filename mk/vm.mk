@@ -1,0 +1,69 @@
+# SPDX-License-Identifier: GPL-2.0
+# The test VM (tools/pmc-vm, docs/vm.md): the vm-check step and `make run`.
+#
+#   make vm-check   boot the VM with pmc.ko, run selftests/run-all in it;
+#                   TAP in $(BUILD)/check/vm-check.tap, guest console and
+#                   kernel log in $(BUILD)/vm/check-console.log
+#   make run        load pmc.ko here if this kernel can, else in the VM, and
+#                   run tools/demo
+
+PMC_VM := $(TOP)/tools/pmc-vm
+export PMC_VM_DIR ?= $(BUILD)/vm
+# Modules loaded before pmc.ko in the VM suite, in order: a fragment adds
+# its own with `VM_INSMOD += path/to/x.ko` (and makes it a prerequisite of
+# selftests).  VM_ARGS: more pmc-vm options, e.g. `make vm-check VM_ARGS="--smp 4"`.
+# PMC_TEST_TIMEOUT (seconds per test binary, run-all's default 300) is
+# passed on to the guest when set.
+VM_INSMOD ?=
+VM_ARGS ?=
+
+CHECK_STEPS += vm-check
+
+# The selftest binaries: fragments add `selftests:: files...` rules that
+# build them into $(BUILD)/selftests/bin/ (double-colon, so any number may).
+.PHONY: selftests vm-check run
+selftests::
+
+# The VM run's own verdict is one more TAP line: "ok - vm: ..." when the guest
+# booted, loaded and unloaded the modules and logged no kernel error, else
+# "not ok - vm: <reason>" (pmc-vm --result).  Under `make check` the step
+# exits 0 once its TAP file is written (check-summary counts the failures);
+# run directly, it exits 1 on any failure.
+vm-check: module selftests
+	@mkdir -p $(BUILD)/check $(BUILD)/vm
+	@tap=$(BUILD)/check/vm-check.tap; res=$(BUILD)/vm/check-result; \
+	rm -f $$tap $$res; \
+	$(PMC_VM) --log $(BUILD)/vm/check-console.log --result $$res \
+		$(addprefix --insmod ,$(VM_INSMOD)) \
+		$(if $(PMC_TEST_TIMEOUT),--env PMC_TEST_TIMEOUT=$(PMC_TEST_TIMEOUT)) \
+		$(VM_ARGS) -- selftests/run-all | tee $$tap; \
+	st=$${PIPESTATUS[0]}; \
+	if [ -s $$res ]; then \
+		echo "not ok - vm: $$(head -n 1 $$res)"; \
+	else \
+		echo "ok - vm: boot, insmod/rmmod $(notdir $(VM_INSMOD) driver/pmc.ko), guest kernel log clean"; \
+		if [ $$st -ne 0 ] && ! grep -q '^not ok ' $$tap; then \
+			echo "not ok - vm: selftests/run-all exited $$st"; \
+		fi; \
+	fi | tee -a $$tap; \
+	if [ $(MAKELEVEL) -eq 0 ] && grep -q '^not ok ' $$tap; then exit 1; fi
+
+# `make run`: a host that can load modules (root, /proc/modules, and KDIR
+# is the running kernel's build dir) loads pmc.ko itself; elsewhere the
+# demonstration runs in the VM.  tools/demo, or a short fallback.
+RUN_CMD = $(if $(wildcard $(TOP)/tools/demo),tools/demo,\
+	sh -c 'grep pmc /proc/modules; ls -l /dev/pmc')
+run: all
+	@kd=/lib/modules/$$(uname -r)/build; \
+	if [ "$$(id -u)" = 0 ] && [ -e /proc/modules ] && [ -d "$$kd" ] && \
+	   [ "$$(readlink -f $$kd)" = "$$(readlink -f $(KDIR))" ]; then \
+		echo "run: loading driver/pmc.ko into the running kernel"; \
+		loaded=0; \
+		if [ ! -d /sys/module/pmc ]; then insmod $(TOP)/driver/pmc.ko || exit 1; loaded=1; fi; \
+		$(RUN_CMD); st=$$?; \
+		if [ $$loaded = 1 ]; then rmmod pmc || st=1; fi; \
+		exit $$st; \
+	else \
+		echo "run: this kernel cannot load pmc.ko here; running in the test VM (tools/pmc-vm)"; \
+		$(PMC_VM) -- $(RUN_CMD); \
+	fi
