@@ -6,6 +6,7 @@
  * Every function here runs in process context.
  */
 #include "pmc_main.h"
+#include "pmc_debug.h"
 
 #include <linux/module.h>
 #include <linux/miscdevice.h>
@@ -289,6 +290,10 @@ static int __init pmc_init(void)
 {
 	int ret;
 
+	ret = pmc_preflight();
+	if (ret)
+		return ret;
+
 	pmc_check_tunables();
 	pmc_arch_init(&pmc_machine.arch);
 	ret = pmc_machine_init();
@@ -304,6 +309,7 @@ static int __init pmc_init(void)
 		pr_err("cannot register /dev/pmc: %d\n", ret);
 		goto err_core;
 	}
+	pmc_debug_init();
 	pr_info("version 0x%08x loaded\n", PMC_VERSION);
 	return 0;
 
@@ -316,6 +322,7 @@ err_arch:
 
 static void __exit pmc_exit(void)
 {
+	pmc_debug_exit();
 	misc_deregister(&pmc_miscdev);
 	pmc_core_exit();
 	pmc_arch_exit();
