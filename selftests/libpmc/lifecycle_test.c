@@ -124,7 +124,7 @@ TEST(tc_task_clock_matches_cpu_time)
 	ASSERT_EQ(0, pmc_stop(id));
 	c1 = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
 	ASSERT_EQ(0, pmc_read(id, &v));
-	EXPECT_LE(v, c1 - c0);
+	/* perf's clock and the CPU-time clock differ by scheduler ticks. */
 	EXPECT_NEAR_PCT(v, c1 - c0, 5, 2000000);
 	ASSERT_EQ(0, pmc_release(id));
 }
@@ -173,7 +173,6 @@ TEST(sc_cpu_clock_matches_elapsed_time)
 	ASSERT_EQ(0, pmc_stop(id));
 	t1 = clock_ns(CLOCK_MONOTONIC);
 	ASSERT_EQ(0, pmc_read(id, &v));
-	EXPECT_LE(v, t1 - t0);
 	EXPECT_NEAR_PCT(v, t1 - t0, 5, 2000000);
 
 	/* Its row on CPU 0 says who owns it and how. */
@@ -418,7 +417,6 @@ TEST(read_set_reads_at_one_instant)
 	t1 = clock_ns(CLOCK_MONOTONIC);
 	EXPECT_GE(ts, t0);
 	EXPECT_LE(ts, t1);
-	EXPECT_LE(v[0], c1 - c0);
 	EXPECT_NEAR_PCT(v[0], c1 - c0, 5, 2000000);
 	EXPECT_GE(v[1], NPAGES);
 	EXPECT_LE(v[1], NPAGES + 32);
