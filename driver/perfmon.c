@@ -15,6 +15,7 @@
  * All functions run in process context (ioctl, open, release).
  */
 #include "pmc_main.h"
+#include "pmc_core_priv.h"	/* pmc_sec_allocate(): the core's privilege rules */
 
 #include <linux/capability.h>
 #include <linux/cpu.h>
@@ -84,7 +85,7 @@ static unsigned int pmc_perfmon_ncounters(void)
 	return c ? min_t(u32, c->num, PMC_PERFMON_MAX) : 0;
 }
 
-/* The counters are global: the privilege of system-scope PMCs. */
+/* The counts are global: reading them needs what system-scope PMCs need. */
 static bool pmc_perfmon_privileged(void)
 {
 	return READ_ONCE(pmc_unprivileged_syspmcs) || perfmon_capable();
@@ -127,10 +128,21 @@ static void pmc_perfmon_free(struct pmc_perfmon_ctr *ctr)
 	memset(ctr, 0, sizeof(*ctr));
 }
 
-/* perf's refusals as perfmon(4) errors: no PMU for raw events is ENXIO. */
+/*
+ * perf's refusals as perfmon(4) errors: no PMU for raw events is ENXIO;
+ * perf's own rule for CPU-wide counters (6.1 applies it to kernel counters
+ * too: CAP_PERFMON or kernel.perf_event_paranoid <= 0) is EPERM.
+ */
 static int pmc_perfmon_errno(long err)
 {
-	return (err == -ENOENT || err == -EOPNOTSUPP) ? -ENXIO : err;
+	switch (err) {
+	case -ENOENT:
+	case -EOPNOTSUPP:
+		return -ENXIO;
+	case -EACCES:
+		return -EPERM;
+	}
+	return err;
 }
 
 /*
@@ -225,6 +237,7 @@ static int pmc_perfmon_start(struct pmc_perfmon_ctr *ctr)
 static long pmc_perfmon_setup(struct pmc_file *pf, void __user *arg)
 {
 	struct pmc_perfmon_ctr *ctr;
+	bool kernel_ok;
 	struct pmc p;
 	int ret;
 
@@ -238,15 +251,10 @@ static long pmc_perfmon_setup(struct pmc_file *pf, void __user *arg)
 		return -EINVAL;
 	if (p.pmc_flags & ~PMC_PERFMON_FLAGS)
 		return -EINVAL;
-	if (!pmc_perfmon_privileged())
-		return -EPERM;
-	/*
-	 * perf_event_paranoid is not exported to modules: counting kernel
-	 * mode always needs the privilege itself, even where the tunable
-	 * lets everyone have system-wide counters.
-	 */
-	if ((p.pmc_flags & PMCF_OS) && !perfmon_capable())
-		return -EPERM;
+	/* A system-scope PMC's rules, kernel-mode counting included. */
+	ret = pmc_sec_allocate(PMC_MODE_SC, p.pmc_flags & PMCF_OS, &kernel_ok);
+	if (ret)
+		return ret;
 	/* As the original, the kernel's own flags are silently dropped. */
 	p.pmc_flags &= ~PMCF_SYS_FLAGS;
 
