@@ -15,7 +15,7 @@ CPCSTAT_HDRS := $(wildcard $(CPCSTAT_DIR)/*.h) $(wildcard $(TOP)/include/uapi/pm
 # Parsing, formatting and the report: no /dev/pmc needed, unit-tested on the host.
 CPCSTAT_PURE := spec caps out strpool symbols profile report_out flame recspec
 # The modes, on top of libcpc and libpmc.
-CPCSTAT_MODES := main signals caps_cpc cpu track record report
+CPCSTAT_MODES := main signals caps_cpc cpu track record report mapsnap
 CPCSTAT_OBJS := $(addprefix $(CPCSTAT_OBJDIR)/obj/,$(addsuffix .o,$(CPCSTAT_PURE) $(CPCSTAT_MODES)))
 CPCSTAT_CFLAGS := $(USER_CFLAGS) -I$(TOP)/libcpc -I$(TOP)/libpmc
 CPCSTAT_LIBS := -ldw -lelf -lpfm -lpthread
@@ -55,9 +55,9 @@ install-cpcstat: $(CPCSTAT)
 # hot3to1: two hot functions in a 3:1 ratio, frame pointers, not inlined.
 CPCSTAT_TEST_DIR := $(BUILD)/selftests/cpcstat
 CPCSTAT_TEST_PROGS := $(CPCSTAT_TEST_DIR)/hot3to1 $(CPCSTAT_TEST_DIR)/spin
-$(CPCSTAT_TEST_DIR)/%: $(TOP)/selftests/cpcstat/%.c
+$(CPCSTAT_TEST_DIR)/%: $(TOP)/selftests/cpcstat/%.c $(CPCSTAT_DIR)/build.mk
 	@mkdir -p $(dir $@)
-	$(CC) -std=gnu11 -Wall -Wextra -Werror -O1 -g -fno-omit-frame-pointer \
+	$(CC) -std=gnu11 -Wall -Wextra -Werror -O1 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer \
 		-fno-inline -fno-optimize-sibling-calls -o $@ $< -lpthread
 cpcstat: $(CPCSTAT_TEST_PROGS)
 

@@ -223,13 +223,16 @@ static void *sampler_main(void *arg)
 	unsigned int nsets = o->c.nspecs;
 	unsigned long limit = o->count ? o->count * (o->period > 0 ? nsets : 1) : 0;
 	hrtime_t step = (hrtime_t)(o->interval * 1e9), deadline;
+	bool interrupted = false;
 
 	if (bind_set(s, 0))
 		goto fail;
 	deadline = now_ns() + step;
 	for (unsigned long n = 0; !limit || n < limit; n++) {
-		if (!wait_until(sh, deadline))
+		if (!wait_until(sh, deadline)) {
+			interrupted = true;
 			break;
+		}
 		if (take_sample(s))
 			goto fail;
 		print_counts(s, s->diff[s->cur], &o->c.specs[s->cur], "tick", s->cpu);
@@ -245,8 +248,10 @@ static void *sampler_main(void *arg)
 
 				if (rest > 0) {
 					deadline += rest;
-					if (!wait_until(sh, deadline - step))
+					if (!wait_until(sh, deadline - step)) {
+						interrupted = true;
 						break;
+					}
 				}
 			}
 			if (bind_set(s, next))
@@ -256,9 +261,10 @@ static void *sampler_main(void *arg)
 		while (deadline < now_ns())
 			deadline += step;
 	}
-	/* Stopped early: what the set counted since the last line is in the totals too. */
+	/* Interrupted: what the set counted since the last line is in the totals too. */
 	if (s->cur >= 0) {
-		take_sample(s);
+		if (interrupted)
+			take_sample(s);
 		cpc_unbind(sh->cpc, s->sets[s->cur]);
 		s->cur = -1;
 	}
@@ -538,6 +544,16 @@ static int run(struct cpu_opts *o, cpc_t *cpc)
 			ret = 1;
 	}
 	print_totals(&sh, ss, (unsigned int)n);
+	{
+		/* The samplers' wake-ups must not reach the default action. */
+		struct timespec zero = { 0, 0 };
+		sigset_t usr1;
+
+		sigemptyset(&usr1);
+		sigaddset(&usr1, SIGUSR1);
+		while (sigtimedwait(&usr1, NULL, &zero) == SIGUSR1)
+			;
+	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 out:
 	for (int i = 0; ss && i < n; i++)

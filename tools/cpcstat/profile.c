@@ -86,14 +86,13 @@ static long flat_get(struct profile *prof, const struct flat_entry *key)
 	return (long)prof->nflat - 1;
 }
 
-static void frame_key(const struct profile *prof, pid_t pid, const char *comm,
+static void frame_key(const struct profile *prof, pid_t pid,
 		      const struct frame *f, struct flat_entry *key)
 {
 	memset(key, 0, sizeof(*key));
 	switch (prof->sort) {
 	case SORT_PID:
 		key->pid = pid;
-		key->name = comm;
 		break;
 	case SORT_DSO:
 		key->name = f->dso;
@@ -122,8 +121,23 @@ static struct cg_node *child_get(struct cg_node *parent, const char *sym, const 
 	return c;
 }
 
-int profile_add(struct profile *prof, pid_t pid, const char *comm,
-		const struct frame *frames, unsigned int n)
+static struct cg_node *proc_get(struct cg_node *root, pid_t pid)
+{
+	struct cg_node *c;
+
+	for (c = root->children; c; c = c->next)
+		if (c->pid == pid)
+			return c;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return NULL;
+	c->pid = pid;
+	c->next = root->children;
+	root->children = c;
+	return c;
+}
+
+int profile_add(struct profile *prof, pid_t pid, const struct frame *frames, unsigned int n)
 {
 	long seen[MAX_FRAMES];
 	unsigned int nseen = 0;
@@ -143,7 +157,7 @@ int profile_add(struct profile *prof, pid_t pid, const char *comm,
 		long e;
 		bool dup = false;
 
-		frame_key(prof, pid, comm, &frames[i], &key);
+		frame_key(prof, pid, &frames[i], &key);
 		e = flat_get(prof, &key);
 		if (e < 0)
 			return -ENOMEM;
@@ -159,9 +173,9 @@ int profile_add(struct profile *prof, pid_t pid, const char *comm,
 			break;
 	}
 
-	/* Tree: command, then the outermost caller down to the sampled function. */
+	/* Tree: process, then the outermost caller down to the sampled function. */
 	prof->root.total++;
-	node = child_get(&prof->root, comm, NULL);
+	node = proc_get(&prof->root, pid);
 	if (!node)
 		return -ENOMEM;
 	node->total++;
@@ -219,8 +233,64 @@ static void sort_children(struct cg_node *node)
 		sort_children(c);
 }
 
-void profile_finish(struct profile *prof)
+static void free_children(struct cg_node *node);
+
+/* Add SRC's counts and subtree to DST's, then free SRC. */
+static void merge_node(struct cg_node *dst, struct cg_node *src)
 {
+	struct cg_node *c, *next;
+
+	dst->total += src->total;
+	dst->self += src->self;
+	for (c = src->children; c; c = next) {
+		struct cg_node *d;
+
+		next = c->next;
+		for (d = dst->children; d; d = d->next)
+			if (d->sym == c->sym && d->dso == c->dso)
+				break;
+		if (d) {
+			merge_node(d, c);
+		} else {
+			c->next = dst->children;
+			dst->children = c;
+		}
+	}
+	src->children = NULL;
+	free(src);
+}
+
+/* One process-level node per name. */
+static void merge_processes(struct cg_node *root)
+{
+	struct cg_node *c = root->children, *next, *kept = NULL;
+
+	root->children = NULL;
+	for (; c; c = next) {
+		struct cg_node *d;
+
+		next = c->next;
+		for (d = kept; d; d = d->next)
+			if (d->sym == c->sym)
+				break;
+		if (d) {
+			merge_node(d, c);
+		} else {
+			c->next = kept;
+			kept = c;
+		}
+	}
+	root->children = kept;
+}
+
+void profile_finish(struct profile *prof, const char *(*name)(void *ctx, pid_t pid), void *ctx)
+{
+	for (struct cg_node *c = prof->root.children; c; c = c->next)
+		c->sym = name(ctx, c->pid);
+	if (prof->sort == SORT_PID)
+		for (size_t i = 0; i < prof->nflat; i++)
+			prof->flat[i].name = name(ctx, prof->flat[i].pid);
+	merge_processes(&prof->root);
 	if (prof->nflat)
 		qsort(prof->flat, prof->nflat, sizeof(*prof->flat), flat_cmp);
 	/* The index no longer matches the order: lookups are over. */

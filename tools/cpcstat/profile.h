@@ -22,7 +22,8 @@ struct frame {
 };
 
 struct cg_node {
-	const char *sym;
+	const char *sym;	/* process level: its command, named by profile_finish */
+	pid_t pid;		/* process level, before naming merges them */
 	const char *dso;
 	uint64_t total;		/* samples in this node and below */
 	uint64_t self;		/* samples whose sampled function is this node */
@@ -50,11 +51,15 @@ struct profile {
 };
 
 void profile_init(struct profile *prof, enum sort_key sort);
-/* FRAMES[0] is the sampled function, then its callers. */
-int profile_add(struct profile *prof, pid_t pid, const char *comm,
-		const struct frame *frames, unsigned int n);
-/* Sort the flat table and every node's children, largest first. */
-void profile_finish(struct profile *prof);
+/* FRAMES[0] is the sampled function, then its callers; PID the process. */
+int profile_add(struct profile *prof, pid_t pid, const struct frame *frames, unsigned int n);
+/*
+ * Name the processes with NAME(CTX, pid) (interned strings; a process is
+ * named once the whole log is read, after its last exec), merge the call
+ * trees of processes with the same name, sort the flat table and every
+ * node's children, largest first.
+ */
+void profile_finish(struct profile *prof, const char *(*name)(void *ctx, pid_t pid), void *ctx);
 void profile_free(struct profile *prof);
 
 static inline double pct(uint64_t part, uint64_t whole)

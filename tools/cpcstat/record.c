@@ -22,6 +22,7 @@
 #include <pmclog.h>
 
 #include "cpcstat.h"
+#include "mapsnap.h"
 #include "out.h"
 #include "recspec.h"
 
@@ -203,6 +204,40 @@ static const char *sampling_spec(const struct rec_event *ev, char *buf, size_t l
 	return ev->spec;
 }
 
+/*
+ * Refuse a bad event before anything starts, naming the bad token: the
+ * event name alone, then one qualifier more at a time, through libpmc's
+ * parser (pmc_parse_spec, what pmc_allocate uses).
+ */
+static int check_event(const struct record *r, const struct rec_event *ev)
+{
+	enum pmc_mode mode = r->system ? PMC_MODE_SS : PMC_MODE_TS;
+	struct pmc_op_pmcallocate req;
+	char buf[512], spec[512];
+	const char *full = sampling_spec(ev, buf, sizeof(buf));
+	size_t len = strcspn(full, ",");
+
+	snprintf(spec, sizeof(spec), "%.*s", (int)len, full);
+	memset(&req, 0, sizeof(req));
+	if (pmc_parse_spec(spec, mode, &req)) {
+		fprintf(stderr, "%s: bad event '%s': %s\n", r->prog, ev->name, strerror(errno));
+		return -1;
+	}
+	while (full[len]) {
+		size_t next = len + 1 + strcspn(full + len + 1, ",");
+
+		snprintf(spec, sizeof(spec), "%.*s", (int)next, full);
+		memset(&req, 0, sizeof(req));
+		if (pmc_parse_spec(spec, mode, &req)) {
+			fprintf(stderr, "%s: bad token '%.*s' in '%s'\n", r->prog,
+				(int)(next - len - 1), full + len + 1, ev->spec);
+			return -1;
+		}
+		len = next;
+	}
+	return 0;
+}
+
 static int add_id(struct record *r, pmc_id_t id)
 {
 	pmc_id_t *ids = realloc(r->ids, (r->nids + 1) * sizeof(*ids));
@@ -216,7 +251,8 @@ static int add_id(struct record *r, pmc_id_t id)
 
 static int allocate(struct record *r)
 {
-	uint32_t flags = r->callchain ? PMC_F_CALLCHAIN : 0;
+	/* -g: whole stacks, the user part of kernel samples too. */
+	uint32_t flags = r->callchain ? PMC_F_CALLCHAIN | PMC_F_USERCALLCHAIN : 0;
 	double hz = cpu_hz();
 	char buf[512];
 
@@ -475,6 +511,8 @@ int record_main(int argc, char **argv, const char *prog)
 	struct record r = { .prog = prog };
 	struct progress p = { .fd = -1 };
 	struct log_counts counts;
+	char *snap_path = NULL;
+	FILE *snap = NULL;
 	int fd = -1, go = -1, ret = 1, err;
 
 	err = parse_args(&r, argc, argv);
@@ -494,6 +532,13 @@ int record_main(int argc, char **argv, const char *prog)
 		}
 		r.nevents = 1;
 	}
+	for (unsigned int i = 0; i < r.nevents; i++) {
+		if (check_event(&r, &r.events[i])) {
+			usage(prog, EXIT_USAGE);
+			ret = EXIT_USAGE;
+			goto out;
+		}
+	}
 	fd = open(r.output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0) {
 		fprintf(stderr, "%s: cannot open '%s' for writing: %s\n", prog, r.output, strerror(errno));
@@ -512,6 +557,13 @@ int record_main(int argc, char **argv, const char *prog)
 	cpcstat_catch_signals(NULL);
 	if (attach_and_start(&r))
 		goto out_release;
+	if (r.pid || r.system) {
+		/* Processes that ran before: their mappings beside the log. */
+		snap_path = mapsnap_path(r.output);
+		snap = snap_path ? mapsnap_create(snap_path) : NULL;
+		if (snap)
+			mapsnap_add(snap, r.pid);
+	}
 	clock_gettime(CLOCK_MONOTONIC, &p.start);
 	if (go >= 0) {
 		if (write(go, "g", 1) != 1)
@@ -525,6 +577,8 @@ int record_main(int argc, char **argv, const char *prog)
 		p.log = pmclog_open(PMCLOG_FD_NONE);
 	}
 	wait_run(&r, &p);
+	if (snap && r.system)
+		mapsnap_add(snap, 0);	/* and those that started meanwhile */
 	ret = 0;
 out_release:
 	if (go >= 0)
@@ -551,6 +605,9 @@ out_log:
 			ret = 1;	/* the command could not run: said so already */
 	}
 out:
+	if (snap && mapsnap_close(snap))
+		fprintf(stderr, "%s: writing '%s' failed\n", prog, snap_path);
+	free(snap_path);
 	if (p.log)
 		pmclog_close(p.log);
 	if (p.fd >= 0)

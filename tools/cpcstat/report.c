@@ -17,6 +17,7 @@
 #include <pmclog.h>
 
 #include "cpcstat.h"
+#include "mapsnap.h"
 #include "report_out.h"
 #include "symbols.h"
 
@@ -105,6 +106,12 @@ static void note_pid(struct reader *rd, pid_t pid)
 	rd->pids[rd->npids++] = pid;
 }
 
+/* A process is named after its last exec (or /proc while it lives). */
+static const char *proc_name(void *ctx, pid_t pid)
+{
+	return symtab_comm(ctx, pid);
+}
+
 static int sample(struct reader *rd, const struct report *r,
 		  const struct pmclog_ev_callchain *cc)
 {
@@ -126,7 +133,7 @@ static int sample(struct reader *rd, const struct report *r,
 	}
 	if (n == 0)
 		return 0;
-	return profile_add(&rd->prof, pid, symtab_comm(rd->st, pid), rd->frames, n);
+	return profile_add(&rd->prof, pid, rd->frames, n);
 }
 
 static void handle(struct reader *rd, const struct report *r, const struct pmclog_ev *ev)
@@ -173,6 +180,27 @@ static void handle(struct reader *rd, const struct report *r, const struct pmclo
 	default:
 		break;
 	}
+}
+
+/* FILE.maps, written by record -p/-a: mappings of processes older than the log. */
+static void read_sidecar(struct reader *rd, const struct report *r)
+{
+	char *path = mapsnap_path(r->input);
+	struct pmclog_ev ev;
+	void *log;
+	int fd;
+
+	fd = path ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+	free(path);
+	if (fd < 0)
+		return;
+	log = pmclog_open(fd);
+	while (log && pmclog_read(log, &ev) == 0)
+		if (ev.pl_type == PMCLOG_TYPE_MAP_IN || ev.pl_type == PMCLOG_TYPE_PROC_CREATE)
+			handle(rd, r, &ev);
+	if (log)
+		pmclog_close(log);
+	close(fd);
 }
 
 static int read_log(struct reader *rd, const struct report *r)
@@ -329,10 +357,11 @@ int report_main(int argc, char **argv, const char *prog)
 		goto out;
 	}
 	profile_init(&rd.prof, r.sort);
+	read_sidecar(&rd, &r);
 	ret = read_log(&rd, &r) ? 1 : 0;
 	if (ret)
 		goto out;
-	profile_finish(&rd.prof);
+	profile_finish(&rd.prof, proc_name, rd.st);
 	info = (struct report_info){
 		.events = rd.events,
 		.dropped = rd.lost,

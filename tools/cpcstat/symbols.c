@@ -222,6 +222,8 @@ const char *symtab_comm(struct symtab *st, pid_t pid)
 
 	if (p && p->comm)
 		return p->comm;
+	if (pid == 0)
+		return strpool_get(st->pool, "swapper");	/* the idle task, as perf names it */
 	/* A process the log never named: ask /proc while it lives. */
 	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
 	fp = fopen(path, "r");

@@ -45,7 +45,13 @@ static const char *text(void)
 	return buf;
 }
 
-/* hot_a x3 and hot_b x1 under main, 4 times; plus one sample in libc's memset. */
+static const char *proc_name(void *ctx, pid_t pid)
+{
+	(void)ctx;
+	return S(pid == 43 ? "other" : pid == 1 ? "x" : "hot3to1");
+}
+
+/* hot_a x3 and hot_b x1 under main, 4 times; one sample in libc's memset. */
 static void fill(enum sort_key sort)
 {
 	struct frame a[] = { { S("hot_a"), S("hot3to1") }, { S("main"), S("hot3to1") } };
@@ -56,11 +62,11 @@ static void fill(enum sort_key sort)
 	profile_init(&prof, sort);
 	for (int i = 0; i < 4; i++) {
 		for (int k = 0; k < 3; k++)
-			ck_assert_int_eq(profile_add(&prof, 42, S("hot3to1"), a, 2), 0);
-		ck_assert_int_eq(profile_add(&prof, 42, S("hot3to1"), b, 2), 0);
+			ck_assert_int_eq(profile_add(&prof, 42, a, 2), 0);
+		ck_assert_int_eq(profile_add(&prof, 42, b, 2), 0);
 	}
-	ck_assert_int_eq(profile_add(&prof, 43, S("other"), m, 3), 0);
-	profile_finish(&prof);
+	ck_assert_int_eq(profile_add(&prof, 43, m, 3), 0);
+	profile_finish(&prof, proc_name, NULL);
 }
 
 START_TEST(flat_table_has_self_and_inclusive_counts)
@@ -153,6 +159,20 @@ START_TEST(callgraph_nests_callees_under_callers)
 }
 END_TEST
 
+START_TEST(processes_of_one_name_share_a_tree)
+{
+	struct frame a[] = { { S("hot_a"), S("hot3to1") }, { S("main"), S("hot3to1") } };
+
+	profile_init(&prof, SORT_SYM);
+	profile_add(&prof, 42, a, 2);
+	profile_add(&prof, 44, a, 2);
+	profile_add(&prof, 43, a, 1);
+	profile_finish(&prof, proc_name, NULL);
+	report_folded(fp, &prof);
+	ck_assert_str_eq(text(), "hot3to1;main;hot_a 2\nother;hot_a 1\n");
+}
+END_TEST
+
 START_TEST(svg_titles_give_frame_and_share)
 {
 	struct frame odd[] = { { S("operator<<"), S("a&b") } };
@@ -166,8 +186,8 @@ START_TEST(svg_titles_give_frame_and_share)
 	ck_assert_ptr_nonnull(strstr(text(), "</svg>\n"));
 	profile_free(&prof);
 	profile_init(&prof, SORT_SYM);
-	profile_add(&prof, 1, S("x"), odd, 1);
-	profile_finish(&prof);
+	profile_add(&prof, 1, odd, 1);
+	profile_finish(&prof, proc_name, NULL);
 	report_svg(fp, &prof, NULL);
 	ck_assert_ptr_nonnull(strstr(text(), "<title>operator&lt;&lt; [a&amp;b] (1 sample, 100.00%)"));
 }
@@ -218,6 +238,7 @@ Suite *report_suite(void)
 	tcase_add_test(tc, top_table_as_csv_and_json);
 	tcase_add_test(tc, folded_stacks_start_with_the_command);
 	tcase_add_test(tc, callgraph_nests_callees_under_callers);
+	tcase_add_test(tc, processes_of_one_name_share_a_tree);
 	tcase_add_test(tc, svg_titles_give_frame_and_share);
 	tcase_add_test(tc, symbols_resolve_this_binary_through_its_mappings);
 	suite_add_tcase(s, tc);

@@ -1,0 +1,83 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# cpcstat_cpu.sh - cpcstat cpu / cpustat in the VM: every output line checked
+# against illumos cpustat's printf formats (libcpc.md section 4.2), counts
+# against the interval, the usage and exit codes, CSV and JSON, Ctrl-C.
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+. selftests/cpcstat/lib.sh
+
+names=("title line" "sample lines" "one line per cpu per interval" "total line"
+	"cpu-clock counts the interval" "tsc column" "several sets are cycled"
+	"-n drops the title" "bad spec: one line, usage, exit 2" "-h lists events"
+	"-x CSV" "--json lines" "SIGINT prints totals, exits 130" "cpcstat cpu is cpustat")
+need_binaries || skip_all "build/tools/cpcstat not built" "${names[@]}"
+if ! probe=$("$CPUSTAT" -c cpu-clock,sys 0.2 1 2>&1); then
+	skip_all "cpc_bind_cpu does not work yet: $(echo "$probe" | grep -m1 cpustat:)" "${names[@]}"
+fi
+ncpu=$(grep -c ^processor /proc/cpuinfo)
+
+# %7.3f %3d %5s then %9lld per counter, each followed by a space.
+T='[ 0-9]{3}[0-9]\.[0-9]{3}'	# %7.3f below 1000 s
+V='[ 0-9]{8}[0-9]'		# %9lld below 10^9 ...
+W='[ 0-9]*[0-9]{9}'		# ... or wider
+
+out=$("$CPUSTAT" -c cpu-clock,sys 0.5 3 2>&1); rc=$?
+title=$(echo "$out" | head -n 1)
+check "${names[0]}" '[ "$title" = "   time cpu event      pic0 " ]' "$out"
+ticks=$(echo "$out" | grep -E " tick ")
+check "${names[1]}" '[ $rc -eq 0 ] && ! echo "$ticks" | grep -vqE "^$T [ 0-9]{2}[0-9]  tick ($V|$W) \$"' "$out"
+check "${names[2]}" '[ "$(echo "$ticks" | wc -l)" -eq $((3 * ncpu)) ]' "$out"
+sum=$(echo "$ticks" | awk '{ s += $4 } END { print s }')
+total=$(echo "$out" | tail -n 1)
+check "${names[3]}" 'echo "$total" | grep -qE "^$T [ 0-9]{2}$ncpu total ($V|$W) \$" &&
+	[ "$(echo "$total" | awk "{ print \$4 }")" = "$sum" ]' "$out"
+# A CPU's cpu-clock (kernel and user) runs whenever the counter is on: 0.5 s per line.
+bad=$(echo "$ticks" | awk '{ if ($4 < 0.45e9 || $4 > 0.55e9) print }')
+check "${names[4]}" '[ -z "$bad" ]' "$out"
+
+out=$("$CPUSTAT" -t -c cpu-clock,sys 0.3 1 2>&1)
+check "${names[5]}" '[ "$(echo "$out" | head -n 1)" = "   time cpu event       tsc      pic0 " ] &&
+	echo "$out" | grep -qE "^$T [ 0-9]{2}[0-9]  tick ($V|$W) ($V|$W) \$"' "$out"
+
+out=$("$CPUSTAT" -c cpu-clock,sys -c pic0=task-clock,sys 0.3 4 2>&1)
+check "${names[6]}" '[ "$(echo "$out" | grep -c "  # cpu-clock,sys$")" -eq $((2 * ncpu)) ] &&
+	[ "$(echo "$out" | grep -c "  # pic0=task-clock,sys$")" -eq $((2 * ncpu)) ] &&
+	[ "$(echo "$out" | grep -c " total ")" -eq 2 ]' "$out"
+
+out=$("$CPUSTAT" -n -c cpu-clock 0.2 1 2>&1)
+check "${names[7]}" '! echo "$out" | grep -q "time cpu event"' "$out"
+
+out=$("$CPUSTAT" -c cpu-clock,foo=bar 1 1 2>&1); rc=$?
+check "${names[8]}" '[ $rc -eq 2 ] && [ "$(echo "$out" | head -n 1)" = "cpustat: bad token '"'"'foo=bar'"'"'" ] &&
+	[ "$(echo "$out" | sed -n 2p)" = "Usage:" ]' "$out"
+
+out=$("$CPUSTAT" -h 2>&1); rc=$?
+check "${names[9]}" '[ $rc -eq 0 ] && echo "$out" | grep -q "^	event specification syntax:" &&
+	echo "$out" | grep -qE "^	event\[0-[0-9]+\]: .*cpu-clock"' "$out"
+
+out=$("$CPUSTAT" -x ';' -c cpu-clock,sys 0.2 1 2>&1)
+check "${names[10]}" '[ "$(echo "$out" | head -n 1)" = "time;cpu;event;pic0" ] &&
+	[ "$(echo "$out" | grep -cE "^[0-9]+\.[0-9]{3};[0-9]+;tick;[0-9]+$")" -eq $ncpu ] &&
+	echo "$out" | tail -n 1 | grep -qE "^[0-9.]+;$ncpu;total;[0-9]+$"' "$out"
+
+out=$("$CPUSTAT" --json -c cpu-clock,sys 0.2 1 2>&1)
+check "${names[11]}" 'echo "$out" | python3 -c "
+import json, sys
+lines = [json.loads(l) for l in sys.stdin]
+assert len(lines) == $ncpu + 1, lines
+assert all(l[\"label\"] == \"tick\" and l[\"counters\"][0][\"event\"] == \"cpu-clock\" for l in lines[:-1])
+assert lines[-1][\"label\"] == \"total\" and lines[-1][\"ncpus\"] == $ncpu"' "$out"
+
+env --default-signal=INT "$CPUSTAT" -c cpu-clock,sys 0.5 > "$TMP/int.out" 2>&1 &
+pid=$!
+sleep 1.8
+kill -INT $pid
+wait $pid; rc=$?
+out=$(cat "$TMP/int.out")
+check "${names[12]}" '[ $rc -eq 130 ] && tail -n 1 "$TMP/int.out" | grep -qE "^$T [ 0-9]{2}$ncpu total "' "$out (rc $rc)"
+
+out=$("$CPCSTAT" cpu -c cpu-clock,sys 0.2 1 2>&1)
+check "${names[13]}" '[ "$(echo "$out" | head -n 1)" = "   time cpu event      pic0 " ] &&
+	[ "$(echo "$out" | grep -c " tick ")" -eq $ncpu ]' "$out"
+finish

@@ -1,0 +1,105 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# cpcstat_record.sh - cpcstat record and report in the VM, on hot3to1 (two
+# hot functions in a 3:1 ratio): the shares match the ratio and what
+# `perf record`/`perf report` measure for the same program, the flame graph is
+# valid XML naming both, SIGINT mid-run leaves a readable log, -p and -a work.
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+. selftests/cpcstat/lib.sh
+
+names=("record writes a log and a summary" "report: hot_three:hot_one is 3:1 within 5 points"
+	"report agrees with perf report within 5 points" "--callgraph: hot_three under main"
+	"--svg is valid XML naming both functions" "--json parses" "--folded stacks"
+	"SIGINT mid-run: exit 130, readable log" "-p samples a running process"
+	"-a samples every CPU" "bad event: one line, usage, exit 2")
+need_binaries || skip_all "build/tools/cpcstat not built" "${names[@]}"
+if ! probe=$("$CPCSTAT" record -q -o "$TMP/probe.log" /bin/true 2>&1); then
+	skip_all "sampling does not work yet: $(echo "$probe" | head -n 1)" "${names[@]}"
+fi
+hot=$PROGS/hot3to1
+secs=3
+
+# The share of hot_three in hot_three + hot_one, in percent, from a report table.
+share() {
+	awk '$NF == "hot3to1" && $(NF-1) == "hot_three" { a = $3 }
+	     $NF == "hot3to1" && $(NF-1) == "hot_one" { b = $3 }
+	     END { if (a + b > 0) printf "%.2f", 100 * a / (a + b); else print "none" }'
+}
+
+out=$("$CPCSTAT" record -g -e cpu-clock,freq=1000 -o "$TMP/hot.log" "$hot" $secs 2>&1); rc=$?
+check "${names[0]}" '[ $rc -eq 0 ] && [ -s "$TMP/hot.log" ] &&
+	echo "$out" | grep -qE "^cpcstat record: [0-9]+ samples, [0-9]+ lost, [0-9.]+ s, [0-9]+ bytes written to"' "$out"
+
+# Report after the process has exited: only the log's exec/map records can name its code.
+rep=$("$CPCSTAT" report -i "$TMP/hot.log" 2>&1)
+ours=$(echo "$rep" | share)
+check "${names[1]}" '[ "$ours" != none ] && within "$ours" 75 5' "share $ours%
+$rep"
+
+if command -v perf > /dev/null; then
+	perf record -q -e cpu-clock -F 1000 -g -o "$TMP/perf.data" "$hot" $secs > /dev/null 2>&1
+	prep=$(perf report -q --stdio --no-children -g none --sort dso,sym -i "$TMP/perf.data" 2>/dev/null | grep -E "\[\.\] hot_(three|one)")
+	theirs=$(echo "$prep" | awk '{ gsub("%", "", $1) }
+		/hot_three/ { a = $1 } /hot_one/ { b = $1 }
+		END { if (a + b > 0) printf "%.2f", 100 * a / (a + b); else print "none" }')
+	check "${names[2]}" '[ "$theirs" != none ] && within "$ours" "$theirs" 5' \
+		"cpcstat $ours%, perf $theirs%
+$prep"
+else
+	skip "${names[2]}" "no perf"
+fi
+
+out=$("$CPCSTAT" report -i "$TMP/hot.log" --callgraph 2>&1)
+check "${names[3]}" 'echo "$out" | grep -A3 -E "^ +[0-9.]+% +[0-9.]+% +main +\[hot3to1\]$" |
+	grep -qE "^ +[0-9.]+% +[0-9.]+% +hot_three +\[hot3to1\]$"' "$out"
+
+"$CPCSTAT" report -i "$TMP/hot.log" --svg "$TMP/hot.svg" > /dev/null 2>&1
+check "${names[4]}" 'xmllint --noout "$TMP/hot.svg" && grep -q "<title>hot_three \[hot3to1\] (" "$TMP/hot.svg" &&
+	grep -q "<title>hot_one \[hot3to1\] (" "$TMP/hot.svg"' "$(head -c 2000 "$TMP/hot.svg")"
+
+out=$("$CPCSTAT" report -i "$TMP/hot.log" --json --callgraph 2>&1)
+check "${names[5]}" 'echo "$out" | python3 -c "
+import json, sys
+d = json.load(sys.stdin)
+syms = [e[\"symbol\"] for e in d[\"entries\"]]
+assert \"hot_three\" in syms and \"hot_one\" in syms, syms
+assert d[\"callgraph\"][\"total\"] == d[\"samples\"]"' "$(echo "$out" | head -c 2000)"
+
+out=$("$CPCSTAT" report -i "$TMP/hot.log" --folded 2>&1)
+check "${names[6]}" 'echo "$out" | grep -qE "^hot3to1;(.*;)?main;hot_three [0-9]+$"' "$(echo "$out" | head -n 20)"
+
+env --default-signal=INT "$CPCSTAT" record -q -o "$TMP/int.log" "$hot" 20 > /dev/null 2> "$TMP/int.err" &
+pid=$!
+sleep 2
+kill -INT $pid
+wait $pid; rc=$?
+out=$("$CPCSTAT" report -i "$TMP/int.log" 2>&1); rrc=$?
+check "${names[7]}" '[ $rc -eq 130 ] && [ $rrc -eq 0 ] && ! echo "$out" | grep -q "damaged\|no closing" &&
+	echo "$out" | grep -qE " hot_three +hot3to1$"' "record rc $rc, report rc $rrc
+$(cat "$TMP/int.err")
+$out"
+
+"$hot" 6 > /dev/null &
+target=$!
+sleep 0.5
+"$CPCSTAT" record -q -p $target -d 1.5 -o "$TMP/pid.log" 2> "$TMP/pid.err"; rc=$?
+kill $target 2>/dev/null; wait $target 2>/dev/null
+out=$("$CPCSTAT" report -i "$TMP/pid.log" 2>&1)
+check "${names[8]}" '[ $rc -eq 0 ] && echo "$out" | grep -qE " hot_three +hot3to1$"' \
+	"$(cat "$TMP/pid.err")
+$out"
+
+"$hot" 6 > /dev/null &
+target=$!
+sleep 0.5
+"$CPCSTAT" record -q -a -d 1.5 -o "$TMP/all.log" 2> "$TMP/all.err"; rc=$?
+kill $target 2>/dev/null; wait $target 2>/dev/null
+out=$("$CPCSTAT" report -i "$TMP/all.log" --sort pid 2>&1)
+check "${names[9]}" '[ $rc -eq 0 ] && echo "$out" | grep -qE " $target  hot3to1$"' \
+	"$(cat "$TMP/all.err")
+$out"
+
+out=$("$CPCSTAT" record -e cpu-clock,perod=5 /bin/true 2>&1); rc=$?
+check "${names[10]}" '[ $rc -eq 2 ] && [ "$(echo "$out" | head -n 1)" != "" ] && echo "$out" | sed -n 2p | grep -q "^Usage:"' "$out"
+finish

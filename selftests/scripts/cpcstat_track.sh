@@ -1,0 +1,110 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# cpcstat_track.sh - cpcstat track / cputrack in the VM: output lines against
+# illumos cputrack's printf formats (libcpc.md section 4.3), task-clock
+# against perf stat on the same process in the same run, threads, fork and
+# exec lines, -p, -N, -o, CSV, JSON, Ctrl-C, usage errors.
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+. selftests/cpcstat/lib.sh
+
+names=("title line" "tick and exit lines" "exit line counts the task-clock of the command"
+	"task-clock agrees with perf stat within 2%" "threads: lwp_create and lwp_exit lines"
+	"-f: fork line and the child's lines" "-e: exec lines" "-p attaches, -N stops"
+	"-o writes the file" "-x CSV" "--json lines" "SIGINT prints totals, exits 130"
+	"bad spec: one line, usage, exit 2" "no command nor pid: usage, exit 2")
+need_binaries || skip_all "build/tools/cpcstat not built" "${names[@]}"
+if ! probe=$("$CPUTRACK" -T 0 -c task-clock /bin/true 2>&1) || echo "$probe" | grep -q "can't bind"; then
+	skip_all "cpc_bind_pctx does not work yet: $(echo "$probe" | grep -m1 -E "cputrack|init_lwp")" "${names[@]}"
+fi
+
+T='[ 0-9]{3}[0-9]\.[0-9]{3}'	# %7.3f
+V='[ 0-9]*[0-9]'		# %9lld: at least 9 wide (checked by the title's alignment)
+lwp1='  1'			# %3d of lwp 1
+
+out=$("$CPUTRACK" -T 0.5 -c task-clock "$PROGS/spin" 1.6 2>&1); rc=$?
+check "${names[0]}" '[ "$(echo "$out" | head -n 1)" = "   time lwp      event      pic0 " ]' "$out"
+check "${names[1]}" '[ $rc -eq 0 ] &&
+	[ "$(echo "$out" | grep -cE "^$T $lwp1       tick [ 0-9]{8}[0-9] \$")" -ge 2 ] &&
+	echo "$out" | tail -n 1 | grep -qE "^$T $lwp1       exit [ 0-9]{8}[0-9] \$"' "$out"
+# spin burns 1.6 s of wall time on one thread: task-clock about 1.6e9 ns.
+exitv=$(echo "$out" | tail -n 1 | awk '{ print $4 }')
+ticksum=$(echo "$out" | awk '$3 == "tick" { s += $4 } END { print s + 0 }')
+check "${names[2]}" 'awk -v v="$exitv" -v t="$ticksum" "BEGIN { exit !(v > 1.2e9 && v < 1.7e9 && t <= v) }"' "$out"
+
+# The same process measured by both in one run: perf stat's workload is the
+# child of perf, which cputrack follows (-f) through its exec (-e).
+if command -v perf > /dev/null; then
+	out=$("$CPUTRACK" -fe -T 0 -c task-clock perf stat -e task-clock -x, -o "$TMP/perf.csv" \
+		"$PROGS/spin" 1 2>&1)
+	child=$(echo "$out" | awk '$4 == "exec" && $5 ~ /^[0-9]+$/ { print $2; exit }')
+	ours=$(echo "$out" | awk -v c="$child" '$2 == c && $4 == "exit" { print $5 }' | tail -n 1)
+	theirs=$(awk -F, '$3 == "task-clock" || $3 ~ /^task-clock/ { print $1 }' "$TMP/perf.csv")
+	# perf prints msec; ours are ns.
+	check "${names[3]}" '[ -n "$ours" ] && [ -n "$theirs" ] &&
+		within "$(calc "$ours / 1e6")" "$theirs" "$(calc "$theirs * 0.02")"' \
+		"ours=$ours ns perf=$theirs msec
+$out
+$(cat "$TMP/perf.csv")"
+else
+	skip "${names[3]}" "no perf"
+fi
+
+out=$("$CPUTRACK" -T 0.4 -c task-clock "$PROGS/spin" 1 2 2>&1)
+check "${names[4]}" '[ "$(echo "$out" | grep -cE "^$T +[0-9]+ lwp_create $V \$")" -eq 2 ] &&
+	[ "$(echo "$out" | grep -cE "^$T +[0-9]+   lwp_exit $V \$")" -eq 2 ] &&
+	[ "$(echo "$out" | grep -cE " tick ")" -ge 4 ]' "$out"
+
+out=$("$CPUTRACK" -f -T 0 -c task-clock "$PROGS/spin" 0.3 0 "$PROGS/spin" 0.3 2>&1)
+parent=$(echo "$out" | awk '$4 == "fork" { print $2; exit }')
+child=$(echo "$out" | awk '$4 == "fork" { print $6; exit }')
+check "${names[5]}" '[ "$(echo "$out" | head -n 1)" = "   time    pid lwp      event      pic0 " ] &&
+	echo "$out" | grep -qE "^$T [ 0-9]{5}[0-9] $lwp1       fork {21}# $child\$" &&
+	echo "$out" | grep -qE "^$T +$child $lwp1       exec $V \$" &&
+	echo "$out" | grep -qE "^$T +$parent $lwp1       exit $V \$"' "$out"
+
+out=$("$CPUTRACK" -fe -T 0 -c task-clock "$PROGS/spin" 0.2 0 "$PROGS/spin" 0.3 2>&1)
+check "${names[6]}" 'echo "$out" | grep -qE "^  0\.000 +[0-9]+ $lwp1       exec {21}# '"'"'$PROGS/spin 0.3'"'"'\$" &&
+	[ "$(echo "$out" | grep -cE "       exit ")" -eq 2 ]' "$out"
+
+"$PROGS/spin" 5 &
+target=$!
+sleep 0.3
+out=$("$CPUTRACK" -p $target -N 2 -T 0.3 -c task-clock 2>&1); rc=$?
+alive=$(kill -0 $target 2>/dev/null && echo yes)
+kill $target 2>/dev/null; wait $target 2>/dev/null
+check "${names[7]}" '[ $rc -eq 0 ] && [ "$(echo "$out" | grep -c " tick ")" -eq 2 ] && [ "$alive" = yes ]' \
+	"$out (rc $rc, target alive: $alive)"
+
+"$CPUTRACK" -o "$TMP/track.out" -T 0 -c task-clock /bin/true > "$TMP/stdout" 2>&1
+check "${names[8]}" 'grep -q " exit " "$TMP/track.out" && ! grep -q " exit " "$TMP/stdout"' \
+	"$(cat "$TMP/track.out" "$TMP/stdout")"
+
+out=$("$CPUTRACK" -x , -T 0.3 -c task-clock "$PROGS/spin" 0.5 2>&1)
+check "${names[9]}" '[ "$(echo "$out" | head -n 1)" = "time,lwp,event,pic0" ] &&
+	echo "$out" | grep -qE "^[0-9]+\.[0-9]{3},1,tick,[0-9]+$" &&
+	echo "$out" | tail -n 1 | grep -qE "^[0-9]+\.[0-9]{3},1,exit,[0-9]+$"' "$out"
+
+out=$("$CPUTRACK" --json -T 0.3 -c task-clock "$PROGS/spin" 0.5 2>&1)
+check "${names[10]}" 'echo "$out" | python3 -c "
+import json, sys
+lines = [json.loads(l) for l in sys.stdin]
+assert lines[-1][\"label\"] == \"exit\" and lines[-1][\"lwp\"] == 1, lines
+assert lines[-1][\"counters\"][0][\"event\"] == \"task-clock\"
+assert all(l[\"label\"] in (\"tick\", \"exit\") for l in lines)"' "$out"
+
+env --default-signal=INT "$CPUTRACK" -T 0.3 -c task-clock "$PROGS/spin" 5 > "$TMP/int.out" 2>&1 &
+pid=$!
+sleep 1.5
+kill -INT $pid
+wait $pid; rc=$?
+check "${names[11]}" '[ $rc -eq 130 ] && tail -n 1 "$TMP/int.out" | grep -qE "^$T $lwp1      total $V \$"' \
+	"$(cat "$TMP/int.out") (rc $rc)"
+
+out=$("$CPUTRACK" -c task-clock,nouser0=1,bogus /bin/true 2>&1); rc=$?
+check "${names[12]}" '[ $rc -eq 2 ] && [ "$(echo "$out" | head -n 1)" = "cputrack: bad token '"'"'bogus'"'"'" ] &&
+	[ "$(echo "$out" | sed -n 2p)" = "Usage:" ]' "$out"
+
+out=$("$CPUTRACK" -c task-clock 2>&1); rc=$?
+check "${names[13]}" '[ $rc -eq 2 ] && echo "$out" | grep -q "^	cputrack \[-T secs\]"' "$out"
+finish
