@@ -15,13 +15,24 @@
 
 static volatile unsigned long sink;
 
+/*
+ * The hot functions call this at the end so that they are not leaf
+ * functions: GCC gives leaf functions no frame pointer even with
+ * -fno-omit-frame-pointer, and a frame-pointer unwinder would then skip
+ * their caller.
+ */
+__attribute__((noinline)) void store(unsigned long x)
+{
+	sink = x;
+}
+
 __attribute__((noinline)) void hot_three(unsigned long n)
 {
 	unsigned long x = sink;
 
 	for (unsigned long i = 0; i < 3 * n; i++)
 		x = x * 2862933555777941757UL + 3037000493UL;
-	sink = x;
+	store(x);
 }
 
 __attribute__((noinline)) void hot_one(unsigned long n)
@@ -30,7 +41,7 @@ __attribute__((noinline)) void hot_one(unsigned long n)
 
 	for (unsigned long i = 0; i < n; i++)
 		x = x * 2862933555777941757UL + 3037000493UL;
-	sink = x;
+	store(x);
 }
 
 static double cpu_seconds(void)
