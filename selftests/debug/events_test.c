@@ -266,16 +266,27 @@ out:
 		close(fd);
 }
 
-/* csw: a PMC attached to this thread, which then sleeps and wakes. */
+/*
+ * csw: a PMC_F_LOG_PROCCSW PMC (the driver hooks sched_switch only for
+ * those) attached to this process, which then sleeps and wakes.
+ */
 static void scenario_csw(struct scenario *sc, const char *flags)
 {
+	struct pmc_op_configurelog cl = { 0 };
+	char path[] = "/tmp/pmc-debug-csw-XXXXXX";
+	int fd, logfd = -1, ret;
 	long id;
-	int fd, ret;
 
 	fd = open(PMC_DEVICE_PATH, O_RDWR);
 	NEEDS(fd >= 0, "cannot open %s: %s", PMC_DEVICE_PATH, strerror(errno));
+	logfd = mkstemp(path);
+	NEEDS(logfd >= 0, "mkstemp: %s", strerror(errno));
+	unlink(path);
+	cl.pm_logfd = logfd;
+	ret = pmc_op(fd, PMC_IOC_CONFIGURELOG, &cl);
+	NEEDS(!ret, "PMC_OP_CONFIGURELOG: %s", errname(ret));
 	id = pmc_alloc_soft(fd, PMC_MODE_TC, PMC_CPU_ANY,
-			    PERF_COUNT_SW_TASK_CLOCK, 0, 0);
+			    PERF_COUNT_SW_TASK_CLOCK, PMC_F_LOG_PROCCSW, 0);
 	NEEDS(id >= 0, "PMC_OP_PMCALLOCATE: %s", errname((int)id));
 	sc->pmcid = (unsigned int)id;
 	sc->target = getpid();
@@ -288,6 +299,8 @@ static void scenario_csw(struct scenario *sc, const char *flags)
 	pmc_simple(fd, PMC_IOC_PMCSTOP, sc->pmcid);
 	pmc_simple(fd, PMC_IOC_PMCRELEASE, sc->pmcid);
 out:
+	if (logfd >= 0)
+		close(logfd);
 	if (fd >= 0)
 		close(fd);
 }
@@ -598,7 +611,7 @@ FIXTURE_SETUP(major)
 		return;
 	if (!dbg_site_present(variant->major, NULL) &&
 	    strcmp(variant->major, "module"))
-		SKIP(return, "no pmc_dbg(PMC_DBG_%s, ...) call site in driver/ yet",
+		SKIP(return, "no pmc_dbg() call site for the major %s in driver/ yet",
 		     variant->major);
 }
 
