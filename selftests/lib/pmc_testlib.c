@@ -263,6 +263,8 @@ int pmc_t_touch_pages(size_t n)
 		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED)
 		return -errno;
+	/* One fault per page: no transparent huge page. */
+	madvise((void *)p, n * pg, MADV_NOHUGEPAGE);
 	for (i = 0; i < n; i++)
 		p[i * pg] = 1;
 	munmap((void *)p, n * pg);

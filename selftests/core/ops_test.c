@@ -1,0 +1,289 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ops_test.c - the life of a counting PMC: start, stop, read, write,
+ * set-count, read-set, get-msr; counts checked against an independent
+ * clock, and the EBUSY/EINVAL/EDOOFUS rules of hwpmc(4).
+ */
+#include "pmc_test.h"
+
+#include <errno.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+
+/* |a - b| <= pct% of b + slack. */
+static int near(uint64_t a, uint64_t b, double pct, uint64_t slack)
+{
+	double d = (double)a - (double)b;
+
+	if (d < 0)
+		d = -d;
+	return d <= (double)b * pct / 100.0 + (double)slack;
+}
+
+FIXTURE(ops) {
+	int fd;
+};
+
+FIXTURE_SETUP(ops)
+{
+	if (!pmc_t_have_device())
+		SKIP(return, "no /dev/pmc (pmc.ko not loaded)");
+	self->fd = pmc_t_open();
+	ASSERT_LE(0, self->fd);
+}
+
+FIXTURE_TEARDOWN(ops)
+{
+	if (self->fd >= 0)
+		close(self->fd);
+}
+
+/*
+ * A process counting PMC started without an attach counts its owner:
+ * task-clock equals the process CPU time spent between start and stop.
+ */
+TEST_F(ops, process_task_clock_counts_own_cpu_time)
+{
+	uint64_t t0, t1, v;
+	uint32_t id;
+
+	ASSERT_EQ(0, pmc_t_alloc_soft(self->fd, PMC_MODE_TC, 0,
+				      PMC_T_SW_TASK_CLOCK, 0, 0, &id));
+	t0 = pmc_t_now_ns(CLOCK_PROCESS_CPUTIME_ID);
+	ASSERT_EQ(0, pmc_t_start(self->fd, id));
+	pmc_t_spin_ns(200000000);
+	ASSERT_EQ(0, pmc_t_stop(self->fd, id));
+	t1 = pmc_t_now_ns(CLOCK_PROCESS_CPUTIME_ID);
+	ASSERT_EQ(0, pmc_t_read(self->fd, id, &v));
+	TH_LOG("task-clock %llu ns, CPU time %llu ns", (unsigned long long)v,
+	       (unsigned long long)(t1 - t0));
+	EXPECT_TRUE(near(v, t1 - t0, 2.0, 1000000));
+	/* Stopped: the value does not move. */
+	pmc_t_spin_ns(20000000);
+	ASSERT_EQ(0, pmc_t_read(self->fd, id, &t0));
+	EXPECT_EQ(v, t0);
+	EXPECT_EQ(0, pmc_t_release(self->fd, id));
+}
+
+/* Page faults are counted exactly. */
+TEST_F(ops, process_page_faults_are_exact)
+{
+	uint64_t v;
+	uint32_t id;
+
+	ASSERT_EQ(0, pmc_t_alloc_soft(self->fd, PMC_MODE_TC, 0,
+				      PMC_T_SW_PAGE_FAULTS, PMC_CAP_USER, 0,
+				      &id));
+	ASSERT_EQ(0, pmc_t_start(self->fd, id));
+	ASSERT_EQ(0, pmc_t_touch_pages(1000));
+	ASSERT_EQ(0, pmc_t_stop(self->fd, id));
+	ASSERT_EQ(0, pmc_t_read(self->fd, id, &v));
+	/* 1000 touches, plus the few faults of the calls around them. */
+	EXPECT_LE(1000U, v);
+	EXPECT_GE(1010U, v);
+	EXPECT_EQ(0, pmc_t_release(self->fd, id));
+}
+
+/* A system cpu-clock PMC counts the wall time it was enabled. */
+TEST_F(ops, system_cpu_clock_counts_wall_time)
+{
+	uint64_t t0, t1, v;
+	uint32_t id;
+
+	ASSERT_EQ(0, pmc_t_alloc_soft(self->fd, PMC_MODE_SC, 0,
+				      PMC_T_SW_CPU_CLOCK, 0, 0, &id));
+	t0 = pmc_t_now_ns(CLOCK_MONOTONIC);
+	ASSERT_EQ(0, pmc_t_start(self->fd, id));
+	usleep(200000);
+	ASSERT_EQ(0, pmc_t_stop(self->fd, id));
+	t1 = pmc_t_now_ns(CLOCK_MONOTONIC);
+	ASSERT_EQ(0, pmc_t_read(self->fd, id, &v));
+	TH_LOG("cpu-clock %llu ns, wall %llu ns", (unsigned long long)v,
+	       (unsigned long long)(t1 - t0));
+	EXPECT_LE(v, t1 - t0);
+	EXPECT_TRUE(near(v, t1 - t0, 5.0, 2000000));
+	EXPECT_EQ(0, pmc_t_release(self->fd, id));
+}
+
+/*
+ * PMCRW: a value written while stopped is where counting resumes; the
+ * old value comes back with OLDVALUE; writing a running PMC is EBUSY.
+ */
+TEST_F(ops, write_sets_the_starting_value)
+{
+	uint64_t v;
+	uint32_t id, mode;
+
+	for (mode = PMC_MODE_SC; mode <= PMC_MODE_TC; mode += 2) {
+		ASSERT_EQ(0, pmc_t_alloc_soft(self->fd, mode, 0,
+					      PMC_T_SW_PAGE_FAULTS, 0, 0, &id));
+		ASSERT_EQ(0, pmc_t_write(self->fd, id, 1ULL << 40));
+		ASSERT_EQ(0, pmc_t_read(self->fd, id, &v));
+		EXPECT_EQ(1ULL << 40, v);
+		ASSERT_EQ(0, pmc_t_start(self->fd, id));
+		ASSERT_EQ(0, pmc_t_touch_pages(100));
+		EXPECT_EQ(-EBUSY, pmc_t_write(self->fd, id, 0));
+		EXPECT_EQ(-EBUSY, pmc_t_setcount(self->fd, id, 0));
+		ASSERT_EQ(0, pmc_t_stop(self->fd, id));
+		ASSERT_EQ(0, pmc_t_read(self->fd, id, &v));
+		EXPECT_LE((1ULL << 40) + 100, v);
+		/* Read the old value and write a new one in one call. */
+		v = 7;
+		ASSERT_EQ(0, pmc_t_rw(self->fd, id,
+				      PMC_F_NEWVALUE | PMC_F_OLDVALUE, &v));
+		EXPECT_LE((1ULL << 40) + 100, v);
+		ASSERT_EQ(0, pmc_t_read(self->fd, id, &v));
+		EXPECT_EQ(7U, v);
+		/* SETCOUNT of a counting PMC: its initial value. */
+		ASSERT_EQ(0, pmc_t_setcount(self->fd, id, 12345));
+		ASSERT_EQ(0, pmc_t_read(self->fd, id, &v));
+		EXPECT_EQ(12345U, v);
+		/* Values are 64-bit: counting goes on across 2^64. */
+		ASSERT_EQ(0, pmc_t_write(self->fd, id, ~0ULL - 9));
+		ASSERT_EQ(0, pmc_t_start(self->fd, id));
+		ASSERT_EQ(0, pmc_t_touch_pages(100));
+		ASSERT_EQ(0, pmc_t_stop(self->fd, id));
+		ASSERT_EQ(0, pmc_t_read(self->fd, id, &v));
+		EXPECT_LE(90U, v);
+		EXPECT_GE(200U, v);
+		/* Bad flags. */
+		EXPECT_EQ(-EINVAL, pmc_t_rw(self->fd, id, 0x100, &v));
+		EXPECT_EQ(0, pmc_t_release(self->fd, id));
+	}
+}
+
+/* A PMC allocated with a count starts from it. */
+TEST_F(ops, allocate_count_is_the_initial_value)
+{
+	struct pmc_op_pmcallocate pa;
+	uint64_t v;
+	uint32_t id;
+
+	pmc_t_soft_request(&pa, PMC_MODE_TC, 0, PMC_T_SW_PAGE_FAULTS);
+	pa.pm_count = 1000000;
+	ASSERT_EQ(0, pmc_t_allocate(self->fd, &pa, &id));
+	ASSERT_EQ(0, pmc_t_read(self->fd, id, &v));
+	EXPECT_EQ(1000000U, v);
+	EXPECT_EQ(0, pmc_t_release(self->fd, id));
+}
+
+/* Sampling PMCs take no value; their period is set when stopped. */
+TEST_F(ops, sampling_pmcs_take_no_value)
+{
+	uint32_t id;
+
+	ASSERT_EQ(0, pmc_t_alloc_soft(self->fd, PMC_MODE_TS, 0,
+				      PMC_T_SW_TASK_CLOCK, PMC_CAP_INTERRUPT,
+				      0, &id));
+	EXPECT_EQ(-EINVAL, pmc_t_write(self->fd, id, 5));
+	EXPECT_EQ(0, pmc_t_setcount(self->fd, id, 5000000));
+	EXPECT_EQ(0, pmc_t_release(self->fd, id));
+}
+
+/* PMCREADSET: every value and one timestamp between the calls around it. */
+TEST_F(ops, readset_reads_all_with_one_timestamp)
+{
+	uint32_t ids[3];
+	uint64_t vals[3], v, ts, t0, t1;
+	int i;
+
+	ASSERT_EQ(0, pmc_t_alloc_soft(self->fd, PMC_MODE_TC, 0,
+				      PMC_T_SW_PAGE_FAULTS, 0, 0, &ids[0]));
+	ASSERT_EQ(0, pmc_t_alloc_soft(self->fd, PMC_MODE_TC, 0,
+				      PMC_T_SW_TASK_CLOCK, 0, 0, &ids[1]));
+	ASSERT_EQ(0, pmc_t_alloc_soft(self->fd, PMC_MODE_SC, 1,
+				      PMC_T_SW_CPU_CLOCK, 0, 0, &ids[2]));
+	for (i = 0; i < 3; i++) {
+		ASSERT_EQ(0, pmc_t_write(self->fd, ids[i], 100 * (i + 1)));
+		ASSERT_EQ(0, pmc_t_start(self->fd, ids[i]));
+	}
+	pmc_t_touch_pages(10);
+	for (i = 0; i < 3; i++)
+		ASSERT_EQ(0, pmc_t_stop(self->fd, ids[i]));
+	t0 = pmc_t_now_ns(CLOCK_MONOTONIC);
+	ASSERT_EQ(0, pmc_t_readset(self->fd, ids, 3, vals, &ts));
+	t1 = pmc_t_now_ns(CLOCK_MONOTONIC);
+	EXPECT_LE(t0, ts);
+	EXPECT_GE(t1, ts);
+	for (i = 0; i < 3; i++) {
+		ASSERT_EQ(0, pmc_t_read(self->fd, ids[i], &v));
+		EXPECT_EQ(v, vals[i]);
+		EXPECT_LT((uint64_t)(100 * (i + 1)), vals[i]);
+	}
+	/* One bad id spoils the set; too many ids; flags. */
+	ids[1] ^= 0x1;
+	EXPECT_EQ(-EINVAL, pmc_t_readset(self->fd, ids, 3, vals, NULL));
+	ids[1] ^= 0x1;
+	EXPECT_EQ(-EINVAL, pmc_t_readset(self->fd, ids, PMC_READSET_MAX + 1,
+					 vals, NULL));
+	EXPECT_EQ(-EFAULT, pmc_t_readset(self->fd, (uint32_t *)8, 3, vals,
+					 NULL));
+	for (i = 0; i < 3; i++)
+		EXPECT_EQ(0, pmc_t_release(self->fd, ids[i]));
+}
+
+/* EDOOFUS (EPROTO): PMCs that need a log cannot start without one. */
+TEST_F(ops, pmcs_needing_a_log_do_not_start_without_one)
+{
+	uint32_t id;
+
+	ASSERT_EQ(0, pmc_t_alloc_soft(self->fd, PMC_MODE_TC, 0,
+				      PMC_T_SW_TASK_CLOCK, 0,
+				      PMC_F_LOG_PROCCSW, &id));
+	EXPECT_EQ(-PMC_EDOOFUS, pmc_t_start(self->fd, id));
+	EXPECT_EQ(0, pmc_t_release(self->fd, id));
+	ASSERT_EQ(0, pmc_t_alloc_soft(self->fd, PMC_MODE_TC, 0,
+				      PMC_T_SW_TASK_CLOCK, 0,
+				      PMC_F_LOG_PROCEXIT, &id));
+	EXPECT_EQ(-PMC_EDOOFUS, pmc_t_start(self->fd, id));
+	EXPECT_EQ(0, pmc_t_release(self->fd, id));
+	ASSERT_EQ(0, pmc_t_alloc_soft(self->fd, PMC_MODE_SS, 0,
+				      PMC_T_SW_CPU_CLOCK, PMC_CAP_INTERRUPT,
+				      0, &id));
+	EXPECT_EQ(-PMC_EDOOFUS, pmc_t_start(self->fd, id));
+	EXPECT_EQ(0, pmc_t_release(self->fd, id));
+}
+
+/* PMCGETMSR: only for a hardware process PMC on its owner alone. */
+TEST_F(ops, getmsr_rules)
+{
+	uint32_t id, msr;
+
+	ASSERT_EQ(0, pmc_t_alloc_soft(self->fd, PMC_MODE_SC, 0,
+				      PMC_T_SW_CPU_CLOCK, 0, 0, &id));
+	EXPECT_EQ(-EINVAL, pmc_t_getmsr(self->fd, id, &msr));
+	EXPECT_EQ(0, pmc_t_release(self->fd, id));
+	ASSERT_EQ(0, pmc_t_alloc_soft(self->fd, PMC_MODE_TC, 0,
+				      PMC_T_SW_CPU_CLOCK, 0,
+				      PMC_F_DESCENDANTS, &id));
+	EXPECT_EQ(0, pmc_t_attach(self->fd, id, 0, 0));
+	EXPECT_EQ(-EINVAL, pmc_t_getmsr(self->fd, id, &msr));
+	EXPECT_EQ(0, pmc_t_release(self->fd, id));
+	/* SOFT events have no RDPMC index. */
+	ASSERT_EQ(0, pmc_t_alloc_soft(self->fd, PMC_MODE_TC, 0,
+				      PMC_T_SW_CPU_CLOCK, 0, 0, &id));
+	EXPECT_EQ(0, pmc_t_attach(self->fd, id, 0, 0));
+	EXPECT_EQ(0, pmc_t_start(self->fd, id));
+	EXPECT_EQ(-EOPNOTSUPP, pmc_t_getmsr(self->fd, id, &msr));
+	EXPECT_EQ(0, pmc_t_release(self->fd, id));
+}
+
+/* Start and stop are idempotent; release of a running PMC stops it. */
+TEST_F(ops, start_stop_twice_and_release_running)
+{
+	uint32_t id;
+
+	ASSERT_EQ(0, pmc_t_alloc_soft(self->fd, PMC_MODE_SC, 1,
+				      PMC_T_SW_CPU_CLOCK, 0, 0, &id));
+	EXPECT_EQ(0, pmc_t_stop(self->fd, id));
+	EXPECT_EQ(0, pmc_t_start(self->fd, id));
+	EXPECT_EQ(0, pmc_t_start(self->fd, id));
+	EXPECT_EQ(0, pmc_t_stop(self->fd, id));
+	EXPECT_EQ(0, pmc_t_stop(self->fd, id));
+	EXPECT_EQ(0, pmc_t_start(self->fd, id));
+	EXPECT_EQ(0, pmc_t_release(self->fd, id));
+	EXPECT_EQ(-EINVAL, pmc_t_start(self->fd, id));
+}
+
+TEST_HARNESS_MAIN
