@@ -5,8 +5,8 @@
  *
  * States, as FreeBSD's: -1 from pmclog_read() with PMCLOG_EOF (end of the
  * file at a record boundary; not sticky, a later read tries again, so a
- * growing file can be followed), PMCLOG_REQUIRE_DATA (feed mode and the ring:
- * no complete record yet), PMCLOG_ERROR (sticky: a corrupt record, a record
+ * growing file can be followed), PMCLOG_REQUIRE_DATA (feed mode, the ring,
+ * or a non-blocking descriptor: no complete record yet), PMCLOG_ERROR (sticky: a corrupt record, a record
  * cut by the end of the file, a read error).
  */
 #include <errno.h>
@@ -103,6 +103,11 @@ static int pmclog_fill(struct pmclog_parser *ps, size_t need,
 		n = read(ps->fd, ps->buf + ps->end, ps->cap - ps->end);
 		if (n < 0 && errno == EINTR)
 			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			/* A non-blocking pipe with nothing yet. */
+			ev->pl_state = PMCLOG_REQUIRE_DATA;
+			return 0;
+		}
 		if (n < 0)
 			return pmclog__fail(ps, errno, "offset %llu: read: %s",
 					    (unsigned long long)ps->offset,

@@ -155,39 +155,23 @@ static size_t parse_file(int fd, const unsigned char *p, size_t len)
 /* The ring: the data area is as large as the mutated log, rounded up. */
 static size_t parse_ring(const unsigned char *p, size_t len)
 {
-	size_t page = (size_t)sysconf(_SC_PAGESIZE), size = page, n = 0;
-	struct pmc_ring_page *ctl;
+	size_t size = (size_t)sysconf(_SC_PAGESIZE), n = 0;
 	struct pmclog_parser *ps;
+	struct fake_ring r;
 	struct pmclog_ev ev;
-	unsigned char *map;
 	uint64_t start = rnd();
 
 	while (size < len)
 		size *= 2;
-	map = aligned_alloc(page, page + size);
-	ck_assert_ptr_nonnull(map);
-	memset(map, 0, page);
-	ctl = (struct pmc_ring_page *)map;
-	ctl->pr_version = PMC_RING_VERSION;
-	ctl->pr_page_size = (uint32_t)page;
-	ctl->pr_data_offset = page;
-	ctl->pr_data_size = size;
-	ctl->pr_data_tail = start;
-	ctl->pr_data_head = start + len;
-	for (size_t i = 0; i < len; i++)
-		map[page + ((start + i) & (size - 1))] = p[i];
-
-	ps = calloc(1, sizeof(*ps));
-	ck_assert_ptr_nonnull(ps);
-	ps->src = PMCLOG_SRC_RING;
-	ps->fd = -1;
-	ck_assert_int_eq(pmclog__ring_attach(ps, map, page + size, page), 0);
+	fake_ring_make(&r, size, start);
+	fake_ring_produce(&r, p, len);
+	ps = fake_ring_open(&r);
 	while (pmclog_read(ps, &ev) == 0)
 		n++;
 	ck_assert(ev.pl_state == PMCLOG_REQUIRE_DATA || ev.pl_state == PMCLOG_ERROR);
-	ck_assert_uint_le(ctl->pr_data_tail - start, len);
+	ck_assert_uint_le(r.ctl->pr_data_tail - start, len);
 	pmclog_close(ps);
-	free(map);
+	fake_ring_free(&r);
 	return n;
 }
 

@@ -720,6 +720,39 @@ START_TEST(feed_mode_huge_length_waits_then_fails_on_bad_data)
 }
 END_TEST
 
+/* A non-blocking pipe with no complete record: wait, do not fail. */
+START_TEST(non_blocking_descriptors_require_data)
+{
+	struct logbuf b = { 0 };
+	struct pmclog_ev ev;
+	size_t n = 0;
+	void *ps;
+	int p[2];
+
+	lb_all_types(&b);
+	ck_assert_int_eq(pipe2(p, O_NONBLOCK), 0);
+	ps = pmclog_open(p[0]);
+	ck_assert_int_eq(pmclog_read(ps, &ev), -1);
+	ck_assert_int_eq(ev.pl_state, PMCLOG_REQUIRE_DATA);
+	/* Half of the log: the records in it, then a wait for the rest. */
+	ck_assert_int_eq(write(p[1], b.p, b.len / 2), (ssize_t)(b.len / 2));
+	while (pmclog_read(ps, &ev) == 0)
+		lb_check_event(n++, &ev);
+	ck_assert_int_eq(ev.pl_state, PMCLOG_REQUIRE_DATA);
+	ck_assert_uint_gt(n, 0);
+	ck_assert_int_eq(write(p[1], b.p + b.len / 2, b.len - b.len / 2),
+			 (ssize_t)(b.len - b.len / 2));
+	close(p[1]);
+	while (pmclog_read(ps, &ev) == 0)
+		lb_check_event(n++, &ev);
+	ck_assert_int_eq(ev.pl_state, PMCLOG_EOF);
+	ck_assert_uint_eq(n, lb_all_types_count);
+	pmclog_close(ps);
+	close(p[0]);
+	lb_free(&b);
+}
+END_TEST
+
 START_TEST(read_errors_are_errors)
 {
 	struct pmclog_ev ev;
@@ -748,6 +781,7 @@ Suite *log_suite(void)
 	tcase_add_test(tc, longer_records_are_accepted);
 	tcase_add_test(tc, truncated_logs);
 	tcase_add_test(tc, feed_mode_huge_length_waits_then_fails_on_bad_data);
+	tcase_add_test(tc, non_blocking_descriptors_require_data);
 	tcase_add_test(tc, read_errors_are_errors);
 	suite_add_tcase(s, tc);
 	return s;

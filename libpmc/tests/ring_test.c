@@ -12,54 +12,7 @@
 #include "unit.h"
 
 #define RING_PAGES	2
-
-struct fake_ring {
-	void *map;
-	size_t page, size;
-	struct pmc_ring_page *ctl;
-	unsigned char *data;
-};
-
-static void ring_make(struct fake_ring *r, uint64_t start)
-{
-	r->page = (size_t)sysconf(_SC_PAGESIZE);
-	r->size = RING_PAGES * r->page;
-	r->map = aligned_alloc(r->page, r->page + r->size);
-	ck_assert_ptr_nonnull(r->map);
-	memset(r->map, 0, r->page + r->size);
-	r->ctl = r->map;
-	r->data = (unsigned char *)r->map + r->page;
-	r->ctl->pr_version = PMC_RING_VERSION;
-	r->ctl->pr_page_size = (uint32_t)r->page;
-	r->ctl->pr_data_offset = r->page;
-	r->ctl->pr_data_size = r->size;
-	r->ctl->pr_data_head = start;
-	r->ctl->pr_data_tail = start;
-}
-
-/* What the kernel does: copy in (wrapping), then publish the head. */
-static void ring_produce(struct fake_ring *r, const void *p, size_t len)
-{
-	uint64_t head = r->ctl->pr_data_head;
-	size_t i;
-
-	ck_assert_uint_le(head + len - r->ctl->pr_data_tail, r->size);
-	for (i = 0; i < len; i++)
-		r->data[(head + i) & (r->size - 1)] = ((const unsigned char *)p)[i];
-	__atomic_store_n(&r->ctl->pr_data_head, head + len, __ATOMIC_RELEASE);
-}
-
-static struct pmclog_parser *ring_open(struct fake_ring *r)
-{
-	struct pmclog_parser *ps = calloc(1, sizeof(*ps));
-
-	ck_assert_ptr_nonnull(ps);
-	ps->src = PMCLOG_SRC_RING;
-	ps->fd = -1;
-	ck_assert_int_eq(pmclog__ring_attach(ps, r->map, r->page + r->size,
-					     r->page), 0);
-	return ps;
-}
+#define RING_SIZE	(RING_PAGES * (size_t)sysconf(_SC_PAGESIZE))
 
 /* Every record type, the log starting at each 8-byte offset of the ring. */
 START_TEST(ring_yields_every_record_including_wrapped_ones)
@@ -74,9 +27,8 @@ START_TEST(ring_yields_every_record_including_wrapped_ones)
 		struct fake_ring r;
 		struct pmclog_parser *ps;
 
-		ring_make(&r, start + 3ull * RING_PAGES *
-			  (uint64_t)sysconf(_SC_PAGESIZE));	/* free-running */
-		ps = ring_open(&r);
+		fake_ring_make(&r, RING_SIZE, start + 3ull * RING_SIZE);	/* free-running */
+		ps = fake_ring_open(&r);
 		n = 0;
 		for (done = 0; done < b.len; done += chunk) {
 			/* Produce whole records, up to half the ring at a time. */
@@ -91,7 +43,7 @@ START_TEST(ring_yields_every_record_including_wrapped_ones)
 					break;
 				chunk += l;
 			}
-			ring_produce(&r, b.p + done, chunk);
+			fake_ring_produce(&r, b.p + done, chunk);
 			while (pmclog_read(ps, &ev) == 0) {
 				lb_check_event(n, &ev);
 				n++;
@@ -102,7 +54,7 @@ START_TEST(ring_yields_every_record_including_wrapped_ones)
 		}
 		ck_assert_uint_eq(n, lb_all_types_count);
 		pmclog_close(ps);
-		free(r.map);
+		fake_ring_free(&r);
 	}
 	lb_free(&b);
 }
@@ -116,13 +68,13 @@ START_TEST(ring_records_report_their_ring_offset)
 	struct fake_ring r;
 	struct pmclog_parser *ps;
 
-	ring_make(&r, 1000);
-	ps = ring_open(&r);
+	fake_ring_make(&r, RING_SIZE, 1000);
+	ps = fake_ring_open(&r);
 	ck_assert_int_eq(pmclog_read(ps, &ev), -1);
 	ck_assert_int_eq(ev.pl_state, PMCLOG_REQUIRE_DATA);
 	lb_add(&b, PMCLOG_TYPE_USERDATA, &u, sizeof(u), NULL, 0, 5);
 	lb_add(&b, PMCLOG_TYPE_USERDATA, &u, sizeof(u), NULL, 0, 6);
-	ring_produce(&r, b.p, b.len);
+	fake_ring_produce(&r, b.p, b.len);
 	ck_assert_int_eq(pmclog_read(ps, &ev), 0);
 	ck_assert_int_eq(ev.pl_offset, 1000);
 	ck_assert_uint_eq(ev.pl_count, 1);
@@ -131,7 +83,7 @@ START_TEST(ring_records_report_their_ring_offset)
 	ck_assert_uint_eq(ev.pl_seq, 1);
 	ck_assert_uint_eq(r.ctl->pr_data_tail, 1048);
 	pmclog_close(ps);
-	free(r.map);
+	fake_ring_free(&r);
 	lb_free(&b);
 }
 END_TEST
@@ -147,39 +99,39 @@ START_TEST(corrupt_rings_are_errors)
 	lb_add(&b, PMCLOG_TYPE_USERDATA, &u, sizeof(u), NULL, 0, 5);
 
 	/* Head further than the ring holds. */
-	ring_make(&r, 0);
-	ps = ring_open(&r);
+	fake_ring_make(&r, RING_SIZE, 0);
+	ps = fake_ring_open(&r);
 	r.ctl->pr_data_head = r.size + 8;
 	ck_assert_int_eq(pmclog_read(ps, &ev), -1);
 	ck_assert_int_eq(ev.pl_state, PMCLOG_ERROR);
 	ck_assert_ptr_nonnull(strstr(pmclog_error(ps), "inconsistent"));
 	pmclog_close(ps);
-	free(r.map);
+	fake_ring_free(&r);
 
 	/* A record longer than what was published. */
-	ring_make(&r, 0);
-	ps = ring_open(&r);
-	ring_produce(&r, b.p, 16);
+	fake_ring_make(&r, RING_SIZE, 0);
+	ps = fake_ring_open(&r);
+	fake_ring_produce(&r, b.p, 16);
 	ck_assert_int_eq(pmclog_read(ps, &ev), -1);
 	ck_assert_int_eq(ev.pl_state, PMCLOG_ERROR);
 	ck_assert_ptr_nonnull(strstr(pmclog_error(ps), "published"));
 	/* Sticky. */
-	ring_produce(&r, b.p + 16, 8);
+	fake_ring_produce(&r, b.p + 16, 8);
 	ck_assert_int_eq(pmclog_read(ps, &ev), -1);
 	ck_assert_int_eq(ev.pl_state, PMCLOG_ERROR);
 	pmclog_close(ps);
-	free(r.map);
+	fake_ring_free(&r);
 
 	/* Bad magic. */
-	ring_make(&r, 0);
-	ps = ring_open(&r);
+	fake_ring_make(&r, RING_SIZE, 0);
+	ps = fake_ring_open(&r);
 	b.p[3] = 0;
-	ring_produce(&r, b.p, b.len);
+	fake_ring_produce(&r, b.p, b.len);
 	ck_assert_int_eq(pmclog_read(ps, &ev), -1);
 	ck_assert_int_eq(ev.pl_state, PMCLOG_ERROR);
 	ck_assert_ptr_nonnull(strstr(pmclog_error(ps), "magic"));
 	pmclog_close(ps);
-	free(r.map);
+	fake_ring_free(&r);
 	lb_free(&b);
 }
 END_TEST
@@ -189,7 +141,7 @@ START_TEST(control_pages_of_another_layout_are_refused)
 	struct pmclog_parser ps;
 	struct fake_ring r;
 
-	ring_make(&r, 0);
+	fake_ring_make(&r, RING_SIZE, 0);
 	memset(&ps, 0, sizeof(ps));
 	r.ctl->pr_version = PMC_RING_VERSION + 1;
 	errno = 0;
@@ -203,7 +155,7 @@ START_TEST(control_pages_of_another_layout_are_refused)
 	r.ctl->pr_data_size = r.size;
 	r.ctl->pr_data_offset = 0;
 	ck_assert_int_eq(pmclog__ring_attach(&ps, r.map, r.page + r.size, r.page), -1);
-	free(r.map);
+	fake_ring_free(&r);
 
 	/* And the API checks its arguments before mapping anything. */
 	errno = 0;

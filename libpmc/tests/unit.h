@@ -28,6 +28,21 @@ enum unit_machine {
 };
 const struct pmc_mdesc *unit_machine(enum unit_machine which);
 
+/* A record ring laid out as pmc.ko maps it (<pmc/ring.h>), in memory. */
+struct fake_ring {
+	void *map;
+	size_t page, size;
+	struct pmc_ring_page *ctl;
+	unsigned char *data;
+};
+/* @size bytes of data (a power of two), head and tail at @start. */
+void fake_ring_make(struct fake_ring *r, size_t size, uint64_t start);
+/* What the kernel does: copy @len bytes in (wrapping), publish the head. */
+void fake_ring_produce(struct fake_ring *r, const void *p, size_t len);
+/* A pmclog parser reading the ring. */
+struct pmclog_parser *fake_ring_open(struct fake_ring *r);
+void fake_ring_free(struct fake_ring *r);
+
 /* A growing byte buffer of pmclog records. */
 struct logbuf {
 	unsigned char *p;

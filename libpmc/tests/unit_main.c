@@ -6,6 +6,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <linux/perf_event.h>
 
@@ -88,6 +89,52 @@ const struct pmc_mdesc *unit_machine(enum unit_machine which)
 	m->soft = unit_soft;
 	m->nsoft = PMC_ARRAY_SIZE(unit_soft);
 	return m;
+}
+
+void fake_ring_make(struct fake_ring *r, size_t size, uint64_t start)
+{
+	r->page = (size_t)sysconf(_SC_PAGESIZE);
+	r->size = size;
+	r->map = aligned_alloc(r->page, r->page + r->size);
+	ck_assert_ptr_nonnull(r->map);
+	memset(r->map, 0, r->page + r->size);
+	r->ctl = r->map;
+	r->data = (unsigned char *)r->map + r->page;
+	r->ctl->pr_version = PMC_RING_VERSION;
+	r->ctl->pr_page_size = (uint32_t)r->page;
+	r->ctl->pr_data_offset = r->page;
+	r->ctl->pr_data_size = r->size;
+	r->ctl->pr_data_head = start;
+	r->ctl->pr_data_tail = start;
+}
+
+void fake_ring_produce(struct fake_ring *r, const void *p, size_t len)
+{
+	uint64_t head = r->ctl->pr_data_head;
+	size_t i;
+
+	ck_assert_uint_le(head + len - r->ctl->pr_data_tail, r->size);
+	for (i = 0; i < len; i++)
+		r->data[(head + i) & (r->size - 1)] = ((const unsigned char *)p)[i];
+	__atomic_store_n(&r->ctl->pr_data_head, head + len, __ATOMIC_RELEASE);
+}
+
+struct pmclog_parser *fake_ring_open(struct fake_ring *r)
+{
+	struct pmclog_parser *ps = calloc(1, sizeof(*ps));
+
+	ck_assert_ptr_nonnull(ps);
+	ps->src = PMCLOG_SRC_RING;
+	ps->fd = -1;
+	ck_assert_int_eq(pmclog__ring_attach(ps, r->map, r->page + r->size,
+					     r->page), 0);
+	return ps;
+}
+
+void fake_ring_free(struct fake_ring *r)
+{
+	free(r->map);
+	r->map = NULL;
 }
 
 void lb_raw(struct logbuf *b, const void *p, size_t len)
