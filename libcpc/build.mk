@@ -42,7 +42,7 @@ $(LIBCPC_A): $(LIBCPC_OBJS)
 	rm -f $@
 	$(AR) rcs $@ $^
 
-# The installed libcpc.pc names the install PREFIX.
+# libcpc.pc for the default PREFIX; install-libcpc writes it for its own.
 PREFIX ?= /usr/local
 LIBDIR ?= $(PREFIX)/lib
 $(LIBCPC_PC): $(TOP)/libcpc/libcpc.pc.in
@@ -77,15 +77,16 @@ install-libcpc: libcpc
 	ln -sf $(notdir $(LIBCPC_SO)) $(DESTDIR)$(LIBDIR)/libcpc.so.$(LIBCPC_SOMAJOR)
 	ln -sf libcpc.so.$(LIBCPC_SOMAJOR) $(DESTDIR)$(LIBDIR)/libcpc.so
 	install -m 0644 $(LIBCPC_A) $(DESTDIR)$(LIBDIR)/
-	install -m 0644 $(LIBCPC_PC) $(DESTDIR)$(LIBDIR)/pkgconfig/
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
+		-e 's|@VERSION@|$(LIBCPC_VERSION)|' libcpc/libcpc.pc.in \
+		> $(DESTDIR)$(LIBDIR)/pkgconfig/libcpc.pc
 	install -m 0644 libcpc/libcpc.h libcpc/libpctx.h $(DESTDIR)$(PREFIX)/include/
 	install -m 0644 $(LIBCPC_MANS) $(DESTDIR)$(MANDIR)/man3/
-	@# One alias page per function, pointing at its family's page.
+	@# One alias page per function of a page's NAME section.
 	@for f in $(LIBCPC_MANS); do \
 		page=$$(basename $$f); \
-		sed -n '/^\.SH NAME/,/^\.SH/p' $$f | sed -n '2p' | sed 's/ \\- .*//; s/\\//g; s/,/ /g' | \
-		tr ' ' '\n' | while read -r fn; do \
-			[ -n "$$fn" ] || continue; \
+		for fn in $$(awk '/^\.SH NAME/ { f = 1; next } /^\.SH/ { f = 0 } f' $$f | \
+				tr '\n' ' ' | sed 's/ \\- .*//; s/\\//g; s/,/ /g'); do \
 			alias=$$fn.$${page##*.}; \
 			[ "$$alias" = "$$page" ] && continue; \
 			[ -e $(DESTDIR)$(MANDIR)/man3/$$alias ] && continue; \

@@ -14,6 +14,12 @@
 extern "C" {
 #endif
 
+/* id_t is POSIX (XSI): provide it to strict ISO C programs too (glibc). */
+#if defined(__GLIBC__) && !defined(__id_t_defined)
+typedef __id_t id_t;
+#define __id_t_defined
+#endif /* __GLIBC__ && !__id_t_defined */
+
 typedef struct __pctx pctx_t;
 
 typedef void (pctx_errfn_t)(const char *fn, const char *fmt, va_list ap);
