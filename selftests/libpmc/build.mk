@@ -11,3 +11,7 @@ SELFTEST_DEPS_libpmc := $(LIBPMC_A) $(wildcard $(TOP)/libpmc/*.h) \
 # this file: name the prerequisites of our binaries here too.
 $(foreach s,$(wildcard $(TOP)/selftests/libpmc/*_test.c),\
 	$(eval $(call selftest_bin,$(s)): $(SELFTEST_DEPS_libpmc)))
+
+# hwclass_test loads the test PMU (selftests/testpmu, built by its fragment).
+$(call selftest_bin,$(TOP)/selftests/libpmc/hwclass_test.c): \
+	$(TOP)/selftests/testpmu/testpmu.ko $(TOP)/selftests/testpmu/testpmu_util.h
