@@ -302,13 +302,18 @@ int cpc_unbind_set(cpc_t *cpc, cpc_set_t *set)
 	return 0;
 }
 
+/* Is @set a bound set of @cpc? EINVAL if not. */
+static bool set_bound(const cpc_t *cpc, const cpc_set_t *set)
+{
+	if (cpc_set_valid(cpc, set) && set->bind != CPC_BIND_NONE)
+		return true;
+	errno = EINVAL;
+	return false;
+}
+
 int cpc_unbind(cpc_t *cpc, cpc_set_t *set)
 {
-	if (!cpc_set_valid(cpc, set) || set->bind == CPC_BIND_NONE) {
-		errno = EINVAL;
-		return -1;
-	}
-	return cpc_unbind_set(cpc, set);
+	return set_bound(cpc, set) ? cpc_unbind_set(cpc, set) : -1;
 }
 
 int cpc_bind_curlwp(cpc_t *cpc, cpc_set_t *set, uint_t flags)
@@ -537,12 +542,18 @@ int cpc_request_preset(cpc_t *cpc, int index, uint64_t preset)
 	return 0;
 }
 
-static void set_stop_all(cpc_t *cpc, cpc_set_t *set)
+/* Stop every PMC of the set; 0, or -1 with the first error. */
+static int set_stop_all(cpc_t *cpc, cpc_set_t *set)
 {
-	int i;
+	int i, ret = 0, err = 0;
 
 	for (i = 0; i < set->nids; i++)
-		cpc_dev_stop(cpc, set->ids[i]);
+		if (cpc_dev_stop(cpc, set->ids[i]) < 0 && !ret) {
+			ret = -1;
+			err = errno;
+		}
+	errno = ret ? err : errno;
+	return ret;
 }
 
 static int set_start_all(cpc_t *cpc, cpc_set_t *set)
@@ -571,7 +582,7 @@ int cpc_set_restart(cpc_t *cpc, cpc_set_t *set)
 		return -1;
 	}
 	cpc = s->cpc;
-	set_stop_all(cpc, s);
+	(void)set_stop_all(cpc, s);	/* an overflow may have stopped it */
 	for (i = 0; i < s->nreqs; i++) {
 		const struct cpc_req *r = &s->reqs[i];
 
@@ -603,25 +614,19 @@ int cpc_enable(cpc_t *cpc)
 int cpc_disable(cpc_t *cpc)
 {
 	cpc_set_t *s = cpc_lwp_set;
-	int i;
 
 	(void)cpc;
 	if (!lwp_set_ok(s) || s->frozen) {
 		errno = EINVAL;
 		return -1;
 	}
-	for (i = 0; i < s->nids; i++)
-		if (cpc_dev_stop(s->cpc, s->ids[i]) < 0)
-			return -1;
+	if (set_stop_all(s->cpc, s) < 0)
+		return -1;
 	s->frozen = true;
 	return 0;
 }
 
 int cpc_set_tick_unit(cpc_t *cpc, cpc_set_t *set)
 {
-	if (!cpc_set_valid(cpc, set) || set->bind == CPC_BIND_NONE) {
-		errno = EINVAL;
-		return -1;
-	}
-	return set->tick_unit;
+	return set_bound(cpc, set) ? set->tick_unit : -1;
 }

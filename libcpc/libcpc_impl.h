@@ -91,6 +91,13 @@ enum cpc_bind_kind {
 	CPC_BIND_CPU,		/* cpc_bind_cpu: system scope on one CPU */
 };
 
+/*
+ * A set. Its PMCs share the pm_group @group, the tag by which the driver
+ * stops them together on overflow and (issue 12) tags their snapshot and
+ * overflow records in the owner's mmap'd ring and their self-read page:
+ * cpc_set_sample() is the one read path, where a self-read or ring
+ * consumer goes before the PMCREADSET fallback.
+ */
 struct __cpc_set {
 	uint32_t	magic;
 	cpc_t		*cpc;
