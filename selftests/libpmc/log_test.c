@@ -140,8 +140,9 @@ struct ts_check {
 	pid_t pid, tid;
 	struct xmaps maps;
 	size_t samples, user_samples, user_in_maps, alloc, attach;
-	size_t userdata, userdata_in_order, foreign;
-	uint32_t next_udata;
+	size_t userdata, foreign;
+	uint32_t first_udata;		/* USERDATA values first_udata + 0, 1 */
+	uint32_t udata_seq[2];		/* their sequence numbers, + 1 */
 };
 
 static void ts_visit(const struct pmclog_ev *ev, void *arg)
@@ -175,10 +176,9 @@ static void ts_visit(const struct pmclog_ev *ev, void *arg)
 		break;
 	case PMCLOG_TYPE_USERDATA:
 		c->userdata++;
-		if (ev->pl_u.pl_u.pl_userdata == c->next_udata) {
-			c->userdata_in_order++;
-			c->next_udata++;
-		}
+		if (ev->pl_u.pl_u.pl_userdata - c->first_udata < 2)
+			c->udata_seq[ev->pl_u.pl_u.pl_userdata - c->first_udata] =
+				ev->pl_seq + 1;
 		break;
 	default:
 		break;
@@ -197,7 +197,7 @@ static int log_file(char *path)
 TEST(ts_sampling_log_every_record_accounted_for)
 {
 	char path[] = "/tmp/libpmc-log-XXXXXX";
-	struct ts_check c = { .next_udata = 0x100 };
+	struct ts_check c = { .first_udata = 0x100 };
 	struct pmc_driverstats s0, s1;
 	struct log_tally t;
 	uint64_t c0, c1;
@@ -240,8 +240,10 @@ TEST(ts_sampling_log_every_record_accounted_for)
 	EXPECT_EQ(0, t.bytype[PMCLOG_TYPE_DROPNOTIFY]);
 	EXPECT_EQ(1, c.alloc);
 	EXPECT_EQ(1, c.attach);
+	/* Both USERDATA, sent (numbered) in the order written. */
 	EXPECT_EQ(2, c.userdata);
-	EXPECT_EQ(2, c.userdata_in_order);
+	EXPECT_NE(0, c.udata_seq[0]);
+	EXPECT_GT(c.udata_seq[1], c.udata_seq[0]);
 	EXPECT_EQ(0, c.foreign);
 
 	/* One sample per period of CPU time. */
@@ -404,7 +406,8 @@ TEST(proccsw_and_procexit_add_up)
 	EXPECT_EQ(1, c.exits);
 	EXPECT_GE(v, 4 * 64);
 	EXPECT_EQ(v, c.exit_value);
-	EXPECT_GE(c.csw, 4);
+	/* The exact check is the sum; how many switch-outs is the scheduler's. */
+	EXPECT_GE(c.csw, 1);
 	EXPECT_EQ(v, c.csw_sum);
 	close(go[1]);
 	close(fd);
@@ -413,7 +416,7 @@ TEST(proccsw_and_procexit_add_up)
 /* The mmap'd ring carries the same records, read as they come. */
 TEST(ring_yields_the_records_of_a_run)
 {
-	struct ts_check c = { .next_udata = 7 };
+	struct ts_check c = { .first_udata = 7 };
 	struct pmc_driverstats s0, s1;
 	struct log_tally t;
 	struct pmclog_ev ev;
@@ -468,7 +471,8 @@ TEST(ring_yields_the_records_of_a_run)
 		TH_LOG("%zu records, seq %u..%u, %u twice", t.n, t.min_seq,
 		       t.max_seq, t.dups);
 	EXPECT_EQ(1, c.alloc);
-	EXPECT_EQ(1, c.userdata_in_order);
+	EXPECT_EQ(1, c.userdata);
+	EXPECT_NE(0, c.udata_seq[0]);
 	EXPECT_EQ(0, c.foreign);
 	EXPECT_EQ(0, t.bytype[PMCLOG_TYPE_DROPNOTIFY]);
 	EXPECT_SAMPLES(c.samples, c1 - c0, s0, s1);
