@@ -81,6 +81,30 @@ enum pmc_dbg_minor {
 	PMC_DBG_NMINOR
 };
 
+/*
+ * The points the driver records (pmc(4) DEBUGGING) with their fields (id,
+ * pid, cpu, value; pid is a tgid unless it says tid; cpu -1 for none):
+ *  module=init/release	load/unload (value: PMC_VERSION)
+ *  module=config		debugflags changed (value: bit per selected major)
+ *  module=syscall		each ioctl (value: op number)
+ *  md=init		class announced at load (id: class, value: rows)
+ *  md=allocate/release	a perf kernel counter created/released (pid: tid)
+ *  md=start/stop/read/config	perf_event_enable/disable/read/period
+ *  owner=allocate/release	owner created / torn down
+ *  pmc=allocaterow/allocate/attach/detach/start/stop/read/write/config/release
+ *			the ops (attach/detach pid: the target; read/write
+ *			value: the value; config: PMCSETCOUNT's count)
+ *  cpu=bind		a system-mode PMC given its CPU
+ *  process=linktarget/unlinktarget	a target linked/unlinked
+ *  process=fork		a PMC_F_DESCENDANTS target forks (value: child)
+ *  process=exec/exit	a target execs (value: privileges raised) / ends
+ *  csw=swo		a PMC_F_LOG_PROCCSW thread switched out (pid: tid,
+ *			value: delta)
+ *  logging=config/write/scheduleio/flush/close/release	the log file
+ *  sampling=intr		an overflow taken (pid: tid, value: the IP)
+ *  sampling=sample	a sample became a CALLCHAIN record (value: frames)
+ */
+
 /* One bit per minor in a u64 selection mask. */
 #define PMC_DBG_ALL_MINORS	(BIT_ULL(PMC_DBG_NMINOR) - 1)
 
