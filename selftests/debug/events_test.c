@@ -217,6 +217,38 @@ static void busy_ms(int ms)
 	while ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 < ms);
 }
 
+/*
+ * Open /dev/pmc with a log on an unlinked temporary file: 0, or -1 with the
+ * reason in @sc->why. *@fd and *@logfd are -1 or open.
+ */
+static int open_with_log(struct scenario *sc, int *fd, int *logfd)
+{
+	struct pmc_op_configurelog cl = { 0 };
+	char path[] = "/tmp/pmc-debug-log-XXXXXX";
+	int ret;
+
+	*logfd = -1;
+	*fd = open(PMC_DEVICE_PATH, O_RDWR);
+	NEEDS(*fd >= 0, "cannot open %s: %s", PMC_DEVICE_PATH, strerror(errno));
+	*logfd = mkstemp(path);
+	NEEDS(*logfd >= 0, "mkstemp: %s", strerror(errno));
+	unlink(path);
+	cl.pm_logfd = *logfd;
+	ret = pmc_op(*fd, PMC_IOC_CONFIGURELOG, &cl);
+	NEEDS(!ret, "PMC_OP_CONFIGURELOG: %s", errname(ret));
+	return 0;
+out:
+	return -1;
+}
+
+static void close_both(int fd, int logfd)
+{
+	if (logfd >= 0)
+		close(logfd);
+	if (fd >= 0)
+		close(fd);
+}
+
 /* module: a debugflags write (config) and an ioctl (syscall). */
 static void scenario_module(struct scenario *sc, const char *flags)
 {
@@ -272,19 +304,11 @@ out:
  */
 static void scenario_csw(struct scenario *sc, const char *flags)
 {
-	struct pmc_op_configurelog cl = { 0 };
-	char path[] = "/tmp/pmc-debug-csw-XXXXXX";
-	int fd, logfd = -1, ret;
+	int fd, logfd, ret;
 	long id;
 
-	fd = open(PMC_DEVICE_PATH, O_RDWR);
-	NEEDS(fd >= 0, "cannot open %s: %s", PMC_DEVICE_PATH, strerror(errno));
-	logfd = mkstemp(path);
-	NEEDS(logfd >= 0, "mkstemp: %s", strerror(errno));
-	unlink(path);
-	cl.pm_logfd = logfd;
-	ret = pmc_op(fd, PMC_IOC_CONFIGURELOG, &cl);
-	NEEDS(!ret, "PMC_OP_CONFIGURELOG: %s", errname(ret));
+	if (open_with_log(sc, &fd, &logfd))
+		goto out;
 	id = pmc_alloc_soft(fd, PMC_MODE_TC, PMC_CPU_ANY,
 			    PERF_COUNT_SW_TASK_CLOCK, PMC_F_LOG_PROCCSW, 0);
 	NEEDS(id >= 0, "PMC_OP_PMCALLOCATE: %s", errname((int)id));
@@ -299,10 +323,7 @@ static void scenario_csw(struct scenario *sc, const char *flags)
 	pmc_simple(fd, PMC_IOC_PMCSTOP, sc->pmcid);
 	pmc_simple(fd, PMC_IOC_PMCRELEASE, sc->pmcid);
 out:
-	if (logfd >= 0)
-		close(logfd);
-	if (fd >= 0)
-		close(fd);
+	close_both(fd, logfd);
 }
 
 /*
@@ -401,29 +422,19 @@ out:
 /* logging: a log on a regular file, a user record, a flush, a close. */
 static void scenario_logging(struct scenario *sc, const char *flags)
 {
-	struct pmc_op_configurelog cl = { 0 };
 	struct pmc_op_writelog wl = { .pm_userdata = 0x5eed };
-	char path[] = "/tmp/pmc-debug-log-XXXXXX";
 	int fd, logfd, ret;
 
-	fd = open(PMC_DEVICE_PATH, O_RDWR);
-	NEEDS(fd >= 0, "cannot open %s: %s", PMC_DEVICE_PATH, strerror(errno));
-	logfd = mkstemp(path);
-	NEEDS(logfd >= 0, "mkstemp: %s", strerror(errno));
-	unlink(path);
-	cl.pm_logfd = logfd;
-	ret = pmc_op(fd, PMC_IOC_CONFIGURELOG, &cl);
-	NEEDS(!ret, "PMC_OP_CONFIGURELOG: %s", errname(ret));
+	if (open_with_log(sc, &fd, &logfd))
+		goto out;
 	ret = pmc_op(fd, PMC_IOC_WRITELOG, &wl);
 	NEEDS(!ret, "PMC_OP_WRITELOG: %s", errname(ret));
 	ret = pmc_op(fd, PMC_IOC_FLUSHLOG, NULL);
 	NEEDS(!ret, "PMC_OP_FLUSHLOG: %s", errname(ret));
 	ret = pmc_op(fd, PMC_IOC_CLOSELOG, NULL);
 	NEEDS(!ret, "PMC_OP_CLOSELOG: %s", errname(ret));
-	close(logfd);
 out:
-	if (fd >= 0)
-		close(fd);
+	close_both(fd, logfd);
 }
 
 static int driver_intr_processed(int fd, unsigned long long *v)
@@ -438,20 +449,12 @@ static int driver_intr_processed(int fd, unsigned long long *v)
 /* sampling: cpu-clock every 1 ms on this process for about 50 ms of CPU. */
 static void scenario_sampling(struct scenario *sc, const char *flags)
 {
-	struct pmc_op_configurelog cl = { 0 };
 	unsigned long long before = 0, after = 0;
-	char path[] = "/tmp/pmc-debug-samples-XXXXXX";
-	int fd, logfd = -1, ret;
+	int fd, logfd, ret;
 	long id;
 
-	fd = open(PMC_DEVICE_PATH, O_RDWR);
-	NEEDS(fd >= 0, "cannot open %s: %s", PMC_DEVICE_PATH, strerror(errno));
-	logfd = mkstemp(path);
-	NEEDS(logfd >= 0, "mkstemp: %s", strerror(errno));
-	unlink(path);
-	cl.pm_logfd = logfd;
-	ret = pmc_op(fd, PMC_IOC_CONFIGURELOG, &cl);
-	NEEDS(!ret, "PMC_OP_CONFIGURELOG: %s", errname(ret));
+	if (open_with_log(sc, &fd, &logfd))
+		goto out;
 	id = pmc_alloc_soft(fd, PMC_MODE_TS, PMC_CPU_ANY,
 			    PERF_COUNT_SW_CPU_CLOCK, 0, 1000000);
 	NEEDS(id >= 0, "PMC_OP_PMCALLOCATE: %s", errname((int)id));
@@ -468,10 +471,7 @@ static void scenario_sampling(struct scenario *sc, const char *flags)
 	pmc_op(fd, PMC_IOC_FLUSHLOG, NULL);
 	pmc_simple(fd, PMC_IOC_PMCRELEASE, sc->pmcid);
 out:
-	if (logfd >= 0)
-		close(logfd);
-	if (fd >= 0)
-		close(fd);
+	close_both(fd, logfd);
 }
 
 /*
