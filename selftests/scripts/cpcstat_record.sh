@@ -34,6 +34,7 @@ check "${names[0]}" '[ $rc -eq 0 ] && [ -s "$TMP/hot.log" ] &&
 # Report after the process has exited: only the log's exec/map records can name its code.
 rep=$("$CPCSTAT" report -i "$TMP/hot.log" 2>&1)
 ours=$(echo "$rep" | share)
+echo "# cpcstat: hot_three has $ours% of the samples of hot_three + hot_one"
 check "${names[1]}" '[ "$ours" != none ] && within "$ours" 75 5' "share $ours%
 $rep"
 
@@ -43,6 +44,7 @@ if command -v perf > /dev/null; then
 	theirs=$(echo "$prep" | awk '{ gsub("%", "", $1) }
 		/hot_three/ { a = $1 } /hot_one/ { b = $1 }
 		END { if (a + b > 0) printf "%.2f", 100 * a / (a + b); else print "none" }')
+	echo "# perf: hot_three has $theirs% of the samples of hot_three + hot_one"
 	check "${names[2]}" '[ "$theirs" != none ] && within "$ours" "$theirs" 5' \
 		"cpcstat $ours%, perf $theirs%
 $prep"

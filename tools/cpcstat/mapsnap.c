@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <pmc/hwpmc.h>
 #include <pmc/pmclog.h>
@@ -114,6 +115,38 @@ void mapsnap_add(FILE *fp, pid_t pid)
 			add_one(fp, (pid_t)atoi(de->d_name));
 	if (d)
 		closedir(d);
+}
+
+bool mapsnap_update(FILE *fp, pid_t pid, uint64_t *hash)
+{
+	char path[64], line[4096], exe[4096], self[4096];
+	uint64_t h = 1469598103934665603ULL;
+	ssize_t n, m;
+	FILE *in;
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	n = readlink(path, exe, sizeof(exe) - 1);
+	m = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n <= 0 || (n == m && memcmp(exe, self, (size_t)n) == 0))
+		return false;
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	in = fopen(path, "re");
+	if (!in)
+		return false;
+	while (fgets(line, sizeof(line), in)) {
+		char perms[8];
+
+		if (sscanf(line, "%*s %7s", perms) != 1 || perms[2] != 'x')
+			continue;
+		for (const char *c = line; *c; c++)
+			h = (h ^ (unsigned char)*c) * 1099511628211ULL;
+	}
+	fclose(in);
+	if (h == *hash)
+		return false;
+	*hash = h;
+	add_one(fp, pid);
+	return true;
 }
 
 int mapsnap_close(FILE *fp)

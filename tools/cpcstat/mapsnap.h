@@ -8,6 +8,8 @@
 #ifndef CPCSTAT_MAPSNAP_H
 #define CPCSTAT_MAPSNAP_H
 
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
 
@@ -17,6 +19,12 @@ char *mapsnap_path(const char *log);
 FILE *mapsnap_create(const char *path);
 /* Append the name and executable file mappings of PID (0: every process). */
 void mapsnap_add(FILE *fp, pid_t pid);
+/*
+ * Append PID's mappings if its executable mappings changed since *HASH (0
+ * at first) and it no longer runs our own program (a child between fork
+ * and exec); returns true if it appended.
+ */
+bool mapsnap_update(FILE *fp, pid_t pid, uint64_t *hash);
 /* The closing record; returns fclose's result. */
 int mapsnap_close(FILE *fp);
 

@@ -360,14 +360,18 @@ static bool target_gone(struct record *r)
 	return false;
 }
 
-static void wait_run(struct record *r, struct progress *p)
+static void wait_run(struct record *r, struct progress *p, FILE *snap)
 {
+	uint64_t maps_hash = 0;
 	double next = 1.0;
 
 	while (!cpcstat_stop && !target_gone(r)) {
 		double t;
 
 		poll(NULL, 0, 100);
+		/* The libraries the command maps after its exec, for report's sake. */
+		if (snap && r->child > 0)
+			mapsnap_update(snap, r->child, &maps_hash);
 		t = since(&p->start);
 		if (r->duration > 0 && t >= r->duration)
 			break;
@@ -557,13 +561,14 @@ int record_main(int argc, char **argv, const char *prog)
 	cpcstat_catch_signals(NULL);
 	if (attach_and_start(&r))
 		goto out_release;
-	if (r.pid || r.system) {
-		/* Processes that ran before: their mappings beside the log. */
-		snap_path = mapsnap_path(r.output);
-		snap = snap_path ? mapsnap_create(snap_path) : NULL;
-		if (snap)
-			mapsnap_add(snap, r.pid);
-	}
+	/*
+	 * Mappings beside the log (FILE.maps): of the processes that ran
+	 * before (-p, -a), and of the command as it maps its libraries.
+	 */
+	snap_path = mapsnap_path(r.output);
+	snap = snap_path ? mapsnap_create(snap_path) : NULL;
+	if (snap && (r.pid || r.system))
+		mapsnap_add(snap, r.pid);
 	clock_gettime(CLOCK_MONOTONIC, &p.start);
 	if (go >= 0) {
 		if (write(go, "g", 1) != 1)
@@ -576,7 +581,7 @@ int record_main(int argc, char **argv, const char *prog)
 		p.fd = open(r.output, O_RDONLY | O_CLOEXEC);
 		p.log = pmclog_open(PMCLOG_FD_NONE);
 	}
-	wait_run(&r, &p);
+	wait_run(&r, &p, snap);
 	if (snap && r.system)
 		mapsnap_add(snap, 0);	/* and those that started meanwhile */
 	ret = 0;

@@ -182,7 +182,7 @@ static void handle(struct reader *rd, const struct report *r, const struct pmclo
 	}
 }
 
-/* FILE.maps, written by record -p/-a: mappings of processes older than the log. */
+/* FILE.maps, written by record: mappings the log may lack (see mapsnap.h). */
 static void read_sidecar(struct reader *rd, const struct report *r)
 {
 	char *path = mapsnap_path(r->input);
@@ -195,9 +195,14 @@ static void read_sidecar(struct reader *rd, const struct report *r)
 	if (fd < 0)
 		return;
 	log = pmclog_open(fd);
-	while (log && pmclog_read(log, &ev) == 0)
-		if (ev.pl_type == PMCLOG_TYPE_MAP_IN || ev.pl_type == PMCLOG_TYPE_PROC_CREATE)
+	while (log && pmclog_read(log, &ev) == 0) {
+		if (ev.pl_type == PMCLOG_TYPE_MAP_IN)
+			symtab_map_in_fallback(rd->st, ev.pl_u.pl_mi.pl_pid, ev.pl_u.pl_mi.pl_start,
+					       ev.pl_u.pl_mi.pl_end, ev.pl_u.pl_mi.pl_pgoff,
+					       ev.pl_u.pl_mi.pl_pathname);
+		else if (ev.pl_type == PMCLOG_TYPE_PROC_CREATE)
 			handle(rd, r, &ev);
+	}
 	if (log)
 		pmclog_close(log);
 	close(fd);

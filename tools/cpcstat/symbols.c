@@ -24,6 +24,7 @@ struct mapping {
 	uint64_t bias;
 	bool has_bias;		/* from PROCEXEC's load base, not a mapping */
 	bool reported;		/* given to libdwfl as a module at BIAS */
+	bool fallback;		/* not from the log: survives exec, used last */
 	const char *path;	/* pooled */
 };
 
@@ -151,9 +152,15 @@ void symtab_exec(struct symtab *st, pid_t pid, const char *path, uint64_t dynadd
 	struct proc *p = proc_get(st, pid, true);
 	struct mapping m = { .bias = dynaddr, .has_bias = true };
 
+	unsigned int j = 0;
+
 	if (!p)
 		return;
-	p->nmaps = 0;
+	/* The old image is gone; what FILE.maps says stays as a fallback. */
+	for (unsigned int i = 0; i < p->nmaps; i++)
+		if (p->maps[i].fallback)
+			p->maps[j++] = p->maps[i];
+	p->nmaps = j;
 	p->comm = strpool_get(st->pool, base_name(path));
 	m.path = strpool_get(st->pool, path);
 	if (m.path)
@@ -169,6 +176,19 @@ void symtab_map_in(struct symtab *st, pid_t pid, uint64_t start, uint64_t end,
 
 	if (!p || !path || path[0] != '/')
 		return;		/* anonymous and special mappings have no symbols here */
+	m.path = strpool_get(st->pool, path);
+	if (m.path)
+		add_mapping(p, &m);
+}
+
+void symtab_map_in_fallback(struct symtab *st, pid_t pid, uint64_t start, uint64_t end,
+			    uint64_t pgoff, const char *path)
+{
+	struct proc *p = proc_get(st, pid, true);
+	struct mapping m = { .start = start, .end = end, .pgoff = pgoff, .fallback = true };
+
+	if (!p || !path || path[0] != '/')
+		return;
 	m.path = strpool_get(st->pool, path);
 	if (m.path)
 		add_mapping(p, &m);
@@ -305,12 +325,33 @@ static void read_proc_maps(struct symtab *st, struct proc *p)
 	fclose(fp);
 }
 
+/* Does a mapping of the log (not the exec record, not a fallback) name PATH? */
 static bool path_mapped(const struct proc *p, const char *path)
 {
 	for (unsigned int i = 0; i < p->nmaps; i++)
-		if (!p->maps[i].has_bias && p->maps[i].path == path)
+		if (!p->maps[i].has_bias && !p->maps[i].fallback && p->maps[i].path == path)
 			return true;
 	return false;
+}
+
+static void report_mapping(struct proc *p, unsigned int i)
+{
+	struct mapping *m = &p->maps[i];
+	uint64_t bias;
+
+	m->reported = false;
+	if (m->has_bias && path_mapped(p, m->path))
+		return;		/* the log's mappings say more than the exec record */
+	if (!mapping_bias(m, &bias))
+		return;
+	m->bias = bias;
+	/* One module per file and bias: a file may be mapped in pieces. */
+	for (unsigned int j = 0; j < p->nmaps; j++)
+		if (j != i && p->maps[j].reported && p->maps[j].path == m->path &&
+		    (p->maps[j].bias == bias || m->fallback))
+			return;
+	/* libdwfl refuses a module overlapping another: a fallback just loses. */
+	m->reported = dwfl_report_elf(p->dwfl, base_name(m->path), m->path, -1, bias, true) != NULL;
 }
 
 static void proc_build(struct symtab *st, struct proc *p)
@@ -321,24 +362,15 @@ static void proc_build(struct symtab *st, struct proc *p)
 	if (!p->dwfl)
 		return;
 	dwfl_report_begin(p->dwfl);
-	for (unsigned int i = 0; i < p->nmaps; i++) {
-		struct mapping *m = &p->maps[i];
-		uint64_t bias;
-		bool dup = false;
-
-		if (m->has_bias && path_mapped(p, m->path))
-			continue;	/* the log's mappings say more than the exec record */
-		if (!mapping_bias(m, &bias))
-			continue;
-		/* One module per file and bias: a file may be mapped in pieces. */
-		for (unsigned int j = 0; j < i && !dup; j++)
-			dup = p->maps[j].path == m->path && p->maps[j].reported &&
-			      p->maps[j].bias == bias;
-		m->bias = bias;
-		m->reported = !dup;
-		if (!dup)
-			dwfl_report_elf(p->dwfl, base_name(m->path), m->path, -1, bias, true);
-	}
+	for (unsigned int i = 0; i < p->nmaps; i++)
+		p->maps[i].reported = false;
+	/* The log's own records first, the fallbacks where they leave room. */
+	for (unsigned int i = 0; i < p->nmaps; i++)
+		if (!p->maps[i].fallback)
+			report_mapping(p, i);
+	for (unsigned int i = 0; i < p->nmaps; i++)
+		if (p->maps[i].fallback)
+			report_mapping(p, i);
 	dwfl_report_end(p->dwfl, NULL, NULL);
 	p->dirty = false;
 }

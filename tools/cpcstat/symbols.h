@@ -30,6 +30,13 @@ void symtab_exec(struct symtab *st, pid_t pid, const char *path, uint64_t dynadd
 /* An executable file mapping [START, END) of PATH at file offset PGOFF. */
 void symtab_map_in(struct symtab *st, pid_t pid, uint64_t start, uint64_t end,
 		   uint64_t pgoff, const char *path);
+/*
+ * A mapping known from elsewhere than the log (record's FILE.maps, read from
+ * /proc): kept across exec records, used for addresses no mapping of the
+ * log covers.
+ */
+void symtab_map_in_fallback(struct symtab *st, pid_t pid, uint64_t start, uint64_t end,
+			    uint64_t pgoff, const char *path);
 void symtab_map_out(struct symtab *st, pid_t pid, uint64_t start, uint64_t end);
 /* CHILD starts with a copy of PARENT's mappings. */
 void symtab_fork(struct symtab *st, pid_t parent, pid_t child);
