@@ -45,7 +45,6 @@ if command -v perf > /dev/null; then
 		/hot_three/ { a = $1 } /hot_one/ { b = $1 }
 		END { if (a + b > 0) printf "%.2f", 100 * a / (a + b); else print "none" }')
 	echo "# perf: hot_three has $theirs% of the samples of hot_three + hot_one"
-	echo "# perf: hot_three has $theirs% of the samples of hot_three + hot_one"
 	check "${names[2]}" '[ "$theirs" != none ] && within "$ours" "$theirs" 5' \
 		"cpcstat $ours%, perf $theirs%
 $prep"
