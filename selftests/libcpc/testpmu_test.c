@@ -117,6 +117,58 @@ TEST_F_TIMEOUT(testpmu, generic_cycles_count_like_task_clock, 60)
 	cpc_close(cpc);
 }
 
+static void first_platform(void *arg, const char *event)
+{
+	char *name = arg;
+
+	/* Software events are the names with a '-'. */
+	if (!name[0] && !strchr(event, '-'))
+		snprintf(name, 128, "%s", event);
+}
+
+/*
+ * A libpfm4 platform event, encoded raw with the umask/cmask/edge/inv
+ * attributes, is accepted by the driver and counts on the test PMU
+ * (where every event counts run time) like task-clock.
+ */
+TEST_F_TIMEOUT(testpmu, platform_events_encode_and_count, 60)
+{
+	cpc_attr_t attrs[2] = { { "cmask", 1 }, { "edge", 0 } };
+	char event[128] = "";
+	cpc_buf_t *a, *b, *d;
+	uint64_t plat, clk;
+	cpc_set_t *set;
+	cpc_t *cpc;
+
+	REQUIRE_CPC();
+	cpc = cpc_open(CPC_VER_CURRENT);
+	ASSERT_NE(NULL, cpc);
+	cpc_walk_events_all(cpc, event, first_platform);
+	if (!event[0])
+		SKIP(return, "libpfm4 knows no core PMU for this CPU");
+	set = cpc_set_create(cpc);
+	ASSERT_EQ(0, cpc_set_add_request(cpc, set, event, 0,
+					 CPC_COUNT_USER | CPC_COUNT_SYSTEM, 2,
+					 attrs));
+	ASSERT_EQ(1, cpc_set_add_request(cpc, set, "task-clock", 0,
+					 CPC_COUNT_USER | CPC_COUNT_SYSTEM, 0,
+					 NULL));
+	a = cpc_buf_create(cpc, set);
+	b = cpc_buf_create(cpc, set);
+	d = cpc_buf_create(cpc, set);
+	ASSERT_EQ(0, cpc_bind_curlwp(cpc, set, 0))
+		TH_LOG("%s: %s", event, strerror(errno));
+	ASSERT_EQ(0, cpc_set_sample(cpc, set, a));
+	spin_cpu_ns(200 * MS);
+	ASSERT_EQ(0, cpc_set_sample(cpc, set, b));
+	cpc_buf_sub(cpc, d, b, a);
+	cpc_buf_get(cpc, d, 0, &plat);
+	cpc_buf_get(cpc, d, 1, &clk);
+	TH_LOG("%s %" PRIu64 ", task-clock %" PRIu64, event, plat, clk);
+	EXPECT_TRUE(within_pct(plat, clk, 2.0));
+	cpc_close(cpc);
+}
+
 /* A set cannot hold more hardware requests than there are counters. */
 TEST_F(testpmu, more_hardware_requests_than_counters_fail)
 {
