@@ -107,6 +107,19 @@ int pmc_t_spin_fn(void *arg);
 /* CPU time (user + system) in @ru, in ns. */
 uint64_t pmc_t_rusage_ns(const struct rusage *ru);
 
+/*
+ * A perf_event_open(2) counter of the Linux software event @config on
+ * @pid (0: the calling thread), created disabled: the independent measure
+ * a PMC's count is checked against. The descriptor, or -errno.
+ */
+int pmc_t_perf_open(pid_t pid, uint64_t config);
+int pmc_t_perf_enable(int fd);
+int pmc_t_perf_disable(int fd);
+/* The counter's value (time-scaled never: software events do not mux). */
+int pmc_t_perf_read(int fd, uint64_t *value);
+/* Run on @cpu only: 0 or -errno. */
+int pmc_t_pin_cpu(int cpu);
+
 /* ---------------------------------------------------------------- privileges */
 
 /* Drop to uid/gid 65534 with no supplementary groups: 0 or -errno. */

@@ -8,6 +8,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <linux/perf_event.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -15,6 +17,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -345,6 +348,47 @@ uint64_t pmc_t_rusage_ns(const struct rusage *ru)
 	       1000000000ULL +
 	       ((uint64_t)ru->ru_utime.tv_usec +
 		(uint64_t)ru->ru_stime.tv_usec) * 1000ULL;
+}
+
+int pmc_t_perf_open(pid_t pid, uint64_t config)
+{
+	struct perf_event_attr attr;
+	int fd;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = PERF_TYPE_SOFTWARE;
+	attr.config = config;
+	attr.disabled = 1;
+	fd = (int)syscall(SYS_perf_event_open, &attr, pid, -1, -1,
+			  PERF_FLAG_FD_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+int pmc_t_perf_enable(int fd)
+{
+	return ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) ? -errno : 0;
+}
+
+int pmc_t_perf_disable(int fd)
+{
+	return ioctl(fd, PERF_EVENT_IOC_DISABLE, 0) ? -errno : 0;
+}
+
+int pmc_t_perf_read(int fd, uint64_t *value)
+{
+	ssize_t n = read(fd, value, sizeof(*value));
+
+	return n == sizeof(*value) ? 0 : (n < 0 ? -errno : -EIO);
+}
+
+int pmc_t_pin_cpu(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set) ? -errno : 0;
 }
 
 int pmc_t_drop_privileges(void)
