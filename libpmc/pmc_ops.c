@@ -190,8 +190,12 @@ int pmc_get_msr(pmc_id_t pmc, uint32_t *msr)
 		errno = EINVAL;
 		return -1;
 	}
-	if (pmc__ioctl(PMC_IOC_PMCGETMSR, &gm) < 0)
+	if (pmc__ioctl(PMC_IOC_PMCGETMSR, &gm) < 0) {
+		/* pmc(4) says EOPNOTSUPP where hwpmc(4) says ENOSYS: no RDPMC. */
+		if (errno == EOPNOTSUPP)
+			errno = ENOSYS;
 		return -1;
+	}
 	*msr = gm.pm_msr;
 	return 0;
 }
