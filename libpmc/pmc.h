@@ -159,6 +159,17 @@ int	pmc_read_set(unsigned int _n, const pmc_id_t *_ids, pmc_value_t *_values,
 int	pmc_parse_spec(const char *_ctrspec, enum pmc_mode _mode,
 	    struct pmc_op_pmcallocate *_req);
 int	pmc_allocate_request(struct pmc_op_pmcallocate *_req);
+/*
+ * The self-read page of set _group (<pmc/ring.h>): the PMCs with that
+ * pm_group attached in thread scope to the calling thread, read without a
+ * system call (falling back to PMCREADSET for those the page cannot give).
+ * Valid in the thread that mapped it only.
+ */
+struct pmc_selfread_page;
+const struct pmc_selfread_page *pmc_selfread_map(uint32_t _group);
+int	pmc_selfread(const struct pmc_selfread_page *_page, unsigned int _n,
+	    const pmc_id_t *_ids, pmc_value_t *_values);
+int	pmc_selfread_unmap(const struct pmc_selfread_page *_page);
 
 #ifdef __cplusplus
 }

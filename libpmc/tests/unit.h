@@ -18,6 +18,7 @@ Suite *spec_suite(void);
 Suite *log_suite(void);
 Suite *ring_suite(void);
 Suite *fuzz_suite(void);
+Suite *selfread_suite(void);
 
 /* Fake machines, as GETCPUINFO/GETDYNEVENTINFO would describe them. */
 enum unit_machine {

@@ -182,6 +182,7 @@ int main(void)
 	srunner_add_suite(sr, spec_suite());
 	srunner_add_suite(sr, log_suite());
 	srunner_add_suite(sr, ring_suite());
+	srunner_add_suite(sr, selfread_suite());
 	srunner_add_suite(sr, fuzz_suite());
 	/* Tests set LIBPFM_FORCE_PMU: each needs its own process. */
 	srunner_set_fork_status(sr, CK_FORK);

@@ -430,4 +430,48 @@ TEST(read_set_reads_at_one_instant)
 	EXPECT_EQ(EINVAL, errno);
 }
 
+/* Linux: a set's PMCs read from the self-read page, without a system call. */
+TEST(selfread_page_reads_a_thread_set)
+{
+	struct pmc_op_pmcallocate req;
+	const struct pmc_selfread_page *pg;
+	pmc_value_t v[2], w[2];
+	pmc_id_t ids[2];
+	uint64_t c0, c1;
+	int i;
+
+	PMC_INIT_OR_SKIP();
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(0, pmc_parse_spec(i ? "SOFT-page-faults" : "SOFT-task-clock",
+					    PMC_MODE_TC, &req));
+		req.pm_cpu = PMC_CPU_ANY;
+		req.pm_group = 5;
+		PMC_OK_OR_SKIP(pmc_allocate_request(&req), "PMCALLOCATE");
+		ids[i] = req.pm_pmcid;
+		PMC_OK_OR_SKIP(pmc_attach_thread(ids[i], 0, 0), "thread attach");
+	}
+	pg = pmc_selfread_map(5);
+	if (!pg)
+		SKIP(return, "self-read page: %s (not in the driver yet)",
+		     strerror(errno));
+	c0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	ASSERT_EQ(0, pmc_start(ids[0]));
+	ASSERT_EQ(0, pmc_start(ids[1]));
+	ASSERT_EQ(0, touch_pages(NPAGES));
+	spin_cpu_ns(30000000);
+	ASSERT_EQ(0, pmc_selfread(pg, 2, ids, v));
+	c1 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	EXPECT_NEAR_PCT(v[0], c1 - c0, 5, 2000000);
+	EXPECT_GE(v[1], NPAGES);
+	EXPECT_LE(v[1], NPAGES + 32);
+	/* Stopped, the page and the system call agree exactly. */
+	ASSERT_EQ(0, pmc_stop(ids[0]));
+	ASSERT_EQ(0, pmc_stop(ids[1]));
+	ASSERT_EQ(0, pmc_selfread(pg, 2, ids, v));
+	ASSERT_EQ(0, pmc_read_set(2, ids, w, NULL));
+	EXPECT_EQ(w[0], v[0]);
+	EXPECT_EQ(w[1], v[1]);
+	EXPECT_EQ(0, pmc_selfread_unmap(pg));
+}
+
 TEST_HARNESS_MAIN

@@ -80,12 +80,14 @@ static inline long minflt(int who)
 } while (0)
 
 /*
- * @call returns 0 or -1; with EOPNOTSUPP the driver lacks the op: SKIP with
- * @what as the reason.
+ * @call must return 0; -1 with EOPNOTSUPP means the driver lacks the op:
+ * SKIP with @what as the reason.
  */
 #define PMC_OK_OR_SKIP(call, what) do {					\
-	if ((call) < 0 && errno == EOPNOTSUPP)				\
+	int __r = (call);						\
+	if (__r < 0 && errno == EOPNOTSUPP)				\
 		SKIP(return, "%s: EOPNOTSUPP (not in the driver yet)", what); \
+	ASSERT_EQ(0, __r) TH_LOG("%s: %s", what, strerror(errno));	\
 } while (0)
 
 /* Allocate @spec, or SKIP when the driver cannot allocate yet. */
