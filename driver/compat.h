@@ -12,6 +12,8 @@
 #include <linux/version.h>
 #include <linux/mm.h>
 #include <linux/hrtimer.h>
+#include <linux/fs.h>
+#include <linux/rcupdate.h>
 
 /* vma->vm_flags became read-only in 6.3: vm_flags_set() replaces |=. */
 static inline void pmc_vm_flags_set(struct vm_area_struct *vma, vm_flags_t flags)
@@ -43,6 +45,27 @@ static inline void pmc_hrtimer_setup(struct hrtimer *timer,
 	hrtimer_init(timer, clock, mode);
 	timer->function = fn;
 #endif /* LINUX_VERSION_CODE >= 6.13 */
+}
+
+/*
+ * A reference to mm->exe_file, or NULL; any context but NMI, no lock taken.
+ * get_mm_exe_file() is not exported, and get_file_rcu() takes the __rcu
+ * pointer itself since 6.7 (files became SLAB_TYPESAFE_BY_RCU).
+ */
+static inline struct file *pmc_get_mm_exe_file(struct mm_struct *mm)
+{
+	struct file *exe;
+
+	rcu_read_lock();
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 7, 0)
+	exe = get_file_rcu(&mm->exe_file);
+#else /* LINUX_VERSION_CODE < 6.7 */
+	exe = rcu_dereference(mm->exe_file);
+	if (exe && !get_file_rcu(exe))
+		exe = NULL;
+#endif /* LINUX_VERSION_CODE >= 6.7 */
+	rcu_read_unlock();
+	return exe;
 }
 
 #endif /* _PMC_COMPAT_H */
