@@ -1,0 +1,267 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sample.c - the overflow handler of sampling PMCs and the per-CPU sample
+ * rings (hwpmc's pc_sb rings).
+ *
+ * pmc_sample_overflow() runs in NMI on x86 hardware (and with the test
+ * PMU), in hard IRQ for cpu-clock/task-clock (an hrtimer), and inline with
+ * preemption off for the other software events; it is written as NMI code.
+ * It fills the next entry of this CPU's ring (nsamples entries of
+ * callchaindepth frames, allocated at load), publishes it with a release
+ * store of the producer index, and raises the ring's irq_work, whose handler
+ * (hard IRQ, same CPU) turns the entries into CALLCHAIN records staged in
+ * the owner's log buffers.
+ *
+ * One producer per ring at a time: a handler interrupted by another one on
+ * the same CPU (an NMI over an hrtimer sample) is detected by the per-CPU
+ * nesting count, and the inner sample is dropped and counted like a full
+ * ring (intr_bufferfull, and DROPNOTIFY.pl_samples in the owner's log).
+ */
+#include "pmc_main.h"
+#include "pmc_log.h"
+#include "pmc_debug.h"
+
+#include <linux/irq_work.h>
+#include <linux/mm.h>
+#include <linux/percpu.h>
+#include <linux/perf_event.h>
+#include <linux/ptrace.h>
+#include <linux/rcupdate.h>
+#include <linux/sched.h>
+#include <linux/sched/task_stack.h>
+#include <linux/slab.h>
+#include <linux/timekeeping.h>
+
+/*
+ * One sample. @log is the owner's log state: pmc_log_owner_exit() waits
+ * (pmc_sample_sync()) until no ring holds a sample of it before freeing it.
+ */
+struct pmc_sample {
+	struct pmc_log_state *log;
+	u64 tsc;
+	u32 pmcid;
+	u32 pid;
+	u32 tid;
+	u32 cpuflags;
+	u32 npc;
+	u32 pad;
+	u64 pc[];		/* callchaindepth entries */
+};
+
+/*
+ * struct pmc_sample_ring - one CPU's samples.
+ * @prod:	entries produced; written by the overflow handler only
+ * @cons:	entries consumed; written by the drain only
+ * @nest:	overflow handlers running on this CPU (nesting guard)
+ * @entries:	nsamples entries of @stride bytes
+ */
+struct pmc_sample_ring {
+	unsigned int prod;
+	unsigned int cons;
+	int nest;
+	unsigned int stride;
+	u8 *entries;
+	struct irq_work work;
+};
+
+static DEFINE_PER_CPU(struct pmc_sample_ring, pmc_sample_rings);
+
+static inline struct pmc_sample *pmc_sample_at(struct pmc_sample_ring *ring,
+					       unsigned int i)
+{
+	return (struct pmc_sample *)(ring->entries +
+				     (size_t)(i & (pmc_nsamples - 1)) *
+				     ring->stride);
+}
+
+/* ------------------------------------------------------------ capture */
+
+/*
+ * Fill @s from the interrupted state. Kernel addresses go only to owners
+ * allowed to see them (pm->kernel_ok): a kernel-mode sample of a user task
+ * is given as its user state (where it entered the kernel), one of a
+ * kernel thread as the single address 0. NMI-safe.
+ */
+static void pmc_sample_capture(struct pmc_sample *s, struct pmc_obj *pm,
+			       struct pt_regs *regs)
+{
+	unsigned int depth = 1, n;
+	struct pt_regs *uregs = NULL;
+	bool user = user_mode(regs);
+
+	if (pm->flags & PMC_F_CALLCHAIN)
+		depth = pmc_callchaindepth;
+	if (user)
+		uregs = regs;
+	else if (current->mm && !(current->flags & PF_KTHREAD))
+		uregs = task_pt_regs(current);
+
+	if (!user && !pm->kernel_ok) {
+		if (uregs) {
+			user = true;
+		} else {
+			s->pc[0] = 0;
+			n = 1;
+			goto out;
+		}
+	}
+
+	if (user) {
+		n = pmc_callchain_user(uregs, s->pc, depth);
+	} else {
+		n = pmc_callchain_kernel(regs, s->pc, depth);
+		if ((pm->flags & PMC_F_USERCALLCHAIN) && uregs && n < depth)
+			n += pmc_callchain_user(uregs, s->pc + n, depth - n);
+	}
+out:
+	s->npc = n;
+	s->cpuflags = PMC_CALLCHAIN_TO_CPUFLAGS(smp_processor_id(),
+						user ? PMC_CC_F_USERSPACE : 0);
+}
+
+void pmc_sample_overflow(struct perf_event *event,
+			 struct perf_sample_data *data, struct pt_regs *regs)
+{
+	struct pmc_obj *pm = event->overflow_handler_context;
+	struct pmc_log_state *log = pmc_log_of(pm->owner);
+	struct pmc_sample_ring *ring;
+	unsigned int prod;
+	struct pmc_sample *s;
+
+	if (!log || !pmc_log_accepting(log) || !regs) {
+		atomic64_inc(&pmc_stats.intr_ignored);
+		return;
+	}
+	ring = this_cpu_ptr(&pmc_sample_rings);
+	if (unlikely(!ring->entries)) {
+		atomic64_inc(&pmc_stats.intr_ignored);
+		return;
+	}
+
+	if (this_cpu_inc_return(pmc_sample_rings.nest) != 1)
+		goto drop;		/* nested in another handler here */
+	prod = ring->prod;
+	/* Pairs with the drain's release of cons: the slot is free to fill. */
+	if (prod - smp_load_acquire(&ring->cons) >= pmc_nsamples)
+		goto drop;		/* full: the drain is behind */
+
+	s = pmc_sample_at(ring, prod);
+	s->log = log;
+	s->tsc = ktime_get_mono_fast_ns();
+	s->pmcid = pm->id;
+	s->pid = pmc_log_pid(log, current, true);
+	s->tid = pmc_log_pid(log, current, false);
+	pmc_sample_capture(s, pm, regs);
+	/* The entry is complete before the drain can see it. */
+	smp_store_release(&ring->prod, prod + 1);
+	this_cpu_dec(pmc_sample_rings.nest);
+
+	atomic64_inc(&pmc_stats.intr_processed);
+	irq_work_queue(&ring->work);
+	return;
+
+drop:
+	this_cpu_dec(pmc_sample_rings.nest);
+	atomic64_inc(&pmc_stats.intr_bufferfull);
+	atomic64_inc(&log->lost_samples);
+	irq_work_queue(&ring->work);
+}
+
+/* ------------------------------------------------------------ drain */
+
+/* Stage the CALLCHAIN record of @s. Hard IRQ. */
+static void pmc_sample_stage(struct pmc_sample *s)
+{
+	struct pmc_log_state *log = s->log;
+	struct pmclog_callchain *cc;
+	struct pmc_log_rsv rsv;
+	unsigned int npc = s->npc;
+	unsigned int max;
+
+	max = (pmc_log_max_record(log) - sizeof(*cc)) / sizeof(cc->pl_pc[0]);
+	if (npc > max)
+		npc = max;
+	cc = pmc_log_begin(log, PMCLOG_TYPE_CALLCHAIN,
+			   struct_size(cc, pl_pc, npc), s->tsc, &rsv);
+	if (!cc)
+		return;
+	cc->pl_pid = s->pid;
+	cc->pl_tid = s->tid;
+	cc->pl_pmcid = s->pmcid;
+	cc->pl_cpuflags = s->cpuflags;
+	memcpy(cc->pl_pc, s->pc, npc * sizeof(cc->pl_pc[0]));
+	pmc_log_end(&rsv);
+}
+
+/*
+ * irq_work of a ring: hard IRQ on the ring's CPU, so it never runs beside
+ * the producer except as the interrupted party of an NMI.
+ */
+static void pmc_sample_drain(struct irq_work *work)
+{
+	struct pmc_sample_ring *ring = container_of(work,
+						    struct pmc_sample_ring,
+						    work);
+	unsigned int cons = ring->cons;
+	/* Pairs with the handler's release of prod: entries are complete. */
+	unsigned int prod = smp_load_acquire(&ring->prod);
+
+	for (; cons != prod; cons++) {
+		pmc_sample_stage(pmc_sample_at(ring, cons));
+		/* The entry is read before the handler may reuse it. */
+		smp_store_release(&ring->cons, cons + 1);
+	}
+	atomic64_inc(&pmc_stats.log_sweeps);
+}
+
+/* ------------------------------------------------------------ lifecycle */
+
+void pmc_sample_sync(void)
+{
+	int cpu;
+
+	/* Overflow handlers run with preemption off: RCU readers. */
+	synchronize_rcu();
+	for_each_possible_cpu(cpu)
+		irq_work_sync(&per_cpu(pmc_sample_rings, cpu).work);
+}
+
+int pmc_sample_init(void)
+{
+	unsigned int stride;
+	int cpu;
+
+	stride = ALIGN(struct_size((struct pmc_sample *)NULL, pc,
+				   pmc_callchaindepth), 8);
+	for_each_possible_cpu(cpu) {
+		struct pmc_sample_ring *ring = per_cpu_ptr(&pmc_sample_rings, cpu);
+
+		ring->prod = 0;
+		ring->cons = 0;
+		ring->nest = 0;
+		ring->stride = stride;
+		init_irq_work(&ring->work, pmc_sample_drain);
+		ring->entries = kvzalloc_node((size_t)stride * pmc_nsamples,
+					      GFP_KERNEL, cpu_to_node(cpu));
+		if (!ring->entries)
+			goto err;
+	}
+	return 0;
+
+err:
+	pmc_sample_exit();
+	return -ENOMEM;
+}
+
+void pmc_sample_exit(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct pmc_sample_ring *ring = per_cpu_ptr(&pmc_sample_rings, cpu);
+
+		irq_work_sync(&ring->work);
+		kvfree(ring->entries);
+		ring->entries = NULL;
+	}
+}
