@@ -66,6 +66,8 @@ struct pmc_target {
  * @hnode:	in pmc_thr_hash, keyed by @task, under pmc_hash_lock (RCU)
  * @tgt_link:	in tgt->threads, under the owner's lock
  * @dead:	counter folded and released; under the owner's lock
+ * @exec_detach: the exec work detaches the target (else renews the
+ *		counter); written by the exec probe before it queues the work
  * @work_flags:	PMC_THR_EXIT_QUEUED / PMC_THR_EXEC_QUEUED
  * @exit_work:	fold at thread exit, run by the exiting thread
  * @exec_work:	setuid/setgid exec check, run before return to user space

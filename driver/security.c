@@ -5,14 +5,21 @@
  * than perf_event_open(2) and ptrace(2) would.
  *
  *  - system-scope PMCs: CAP_PERFMON or CAP_SYS_ADMIN, unless the
- *    unprivileged_syspmcs tunable is 1;
+ *    unprivileged_syspmcs tunable is 1 and kernel.perf_event_paranoid <= 0
+ *    (perf's own rule for CPU-wide events, perf_allow_cpu(), which perf
+ *    also applies to kernel counters created for an unprivileged caller);
  *  - counting kernel mode: the same, unless kernel.perf_event_paranoid <= 1
  *    (perf's perf_allow_kernel());
  *  - attaching to another process: what ptrace_may_access() checks for
  *    PTRACE_MODE_READ_REALCREDS, rebuilt from exported pieces (it is not
  *    exported), plus Yama's ptrace_scope; unprivileged_proc_debug=0 limits
  *    callers without CAP_SYS_PTRACE to themselves;
- *  - PMCADMIN: CAP_SYS_ADMIN.
+ *  - PMCADMIN: CAP_SYS_ADMIN;
+ *  - exec: a target whose exec leaves it undumpable (setuid, setgid, file
+ *    capabilities, an unreadable image) is detached unless its owner had
+ *    CAP_SYS_PTRACE when it attached. The kernel itself ends every perf
+ *    counter of such a task at that exec (fs/exec.c), so a privileged
+ *    owner's counters are made anew for the new image.
  *
  * sysctl_perf_event_paranoid is not exported, nor is any helper that reads
  * it, so the value is read from /proc/sys/kernel/perf_event_paranoid,
@@ -74,13 +81,14 @@ static int pmc_perf_event_paranoid(void)
 int pmc_sec_allocate(u32 mode, bool counts_kernel, bool *kernel_ok)
 {
 	bool priv = perfmon_capable();
+	int paranoid = priv ? -1 : pmc_perf_event_paranoid();
 
 	if (PMC_IS_SYSTEM_MODE(mode) && !priv &&
-	    !READ_ONCE(pmc_unprivileged_syspmcs)) {
+	    (!READ_ONCE(pmc_unprivileged_syspmcs) || paranoid > 0)) {
 		pr_debug("system-mode PMC refused: no CAP_PERFMON\n");
 		return -EPERM;
 	}
-	*kernel_ok = priv || pmc_perf_event_paranoid() <= 1;
+	*kernel_ok = priv || paranoid <= 1;
 	if (counts_kernel && !*kernel_ok) {
 		pr_debug("kernel-mode counting refused: perf_event_paranoid > 1\n");
 		return -EPERM;
@@ -167,7 +175,8 @@ int pmc_sec_admin(void)
 
 /*
  * Did the exec @task just did (sched_process_exec probe: the new creds are
- * committed) change its privileges: setuid, setgid, file capabilities?
+ * committed, the new mm installed) raise its privileges or make it
+ * undumpable: setuid, setgid, file capabilities, an unreadable image?
  * Any context.
  */
 bool pmc_sec_exec_changes_creds(struct task_struct *task,
@@ -176,7 +185,8 @@ bool pmc_sec_exec_changes_creds(struct task_struct *task,
 	const struct cred *cred;
 	bool changed;
 
-	if (bprm->secureexec)
+	if (bprm->secureexec ||
+	    (task->mm && get_dumpable(task->mm) != SUID_DUMP_USER))
 		return true;
 	rcu_read_lock();
 	cred = __task_cred(task);

@@ -16,7 +16,8 @@
  *     target, and a process target whose last thread exits is detached
  *     after its PROCEXIT record (work run in do_exit()'s exit_task_work());
  *   - exec: a target whose exec raised its privileges is detached before it
- *     returns to user space, unless its owner is privileged.
+ *     returns to user space, unless its owner is privileged (its counter,
+ *     ended by the kernel at that exec, is then made anew).
  * Every queued work holds a reference on what it uses and on the module
  * (task_work_cancel() is not exported, so works always run).
  *
@@ -830,8 +831,11 @@ void pmc_target_exit_probe(struct task_struct *task)
 }
 
 /*
- * Run before a target that raised its privileges by exec returns to user
- * space: its PMC no longer may watch it.
+ * Run before a target whose exec raised its privileges returns to user
+ * space. The kernel has ended the thread's counter (fs/exec.c ends every
+ * perf counter of a task its exec makes undumpable): an unprivileged
+ * owner's PMC is detached; a privileged owner's gets a new counter for the
+ * new image.
  */
 static void pmc_thr_exec_work(struct callback_head *cb)
 {
@@ -840,8 +844,14 @@ static void pmc_thr_exec_work(struct callback_head *cb)
 	struct pmc_owner *po = tgt->pm->owner;
 
 	mutex_lock(&po->lock);
-	if (!thr->dead)
-		pmc_target_detach(tgt, true);
+	if (!thr->dead && !tgt->dead) {
+		if (thr->exec_detach) {
+			pmc_target_detach(tgt, true);
+		} else {
+			pmc_thr_fold(thr);
+			pmc_thr_attach(tgt, current);
+		}
+	}
 	mutex_unlock(&po->lock);
 	pmc_thr_put(thr);
 	module_put(THIS_MODULE);
@@ -849,8 +859,9 @@ static void pmc_thr_exec_work(struct callback_head *cb)
 
 /*
  * sched_process_exec probe (@task is current, new creds committed):
- * PROCEXEC to the owners of the PMCs counting it, and detach from a
- * setuid/setgid/fscaps image unless the owner is privileged.
+ * PROCEXEC to the owners of the PMCs counting it; after an exec that
+ * raised its privileges, detach (or, for a privileged owner, renew the
+ * counter) before it returns to user space.
  */
 void pmc_target_exec_probe(struct task_struct *task, struct linux_binprm *bprm)
 {
@@ -868,9 +879,11 @@ void pmc_target_exec_probe(struct task_struct *task, struct linux_binprm *bprm)
 		/* System-sampling owners get PROCEXEC anyway. */
 		if (!READ_ONCE(po->nss))
 			pmc_log_procexec(po, tgt->pm, task);
-		if (raised && !tgt->owner_priv &&
-		    !test_and_set_bit(PMC_THR_EXEC_QUEUED, &thr->work_flags))
+		if (raised &&
+		    !test_and_set_bit(PMC_THR_EXEC_QUEUED, &thr->work_flags)) {
+			thr->exec_detach = !tgt->owner_priv;
 			pmc_thr_queue(thr, &thr->exec_work, TWA_RESUME);
+		}
 	}
 	rcu_read_unlock();
 }

@@ -122,7 +122,10 @@ int pmc_t_pin_cpu(int cpu);
 
 /* ---------------------------------------------------------------- privileges */
 
-/* Drop to uid/gid 65534 with no supplementary groups: 0 or -errno. */
+/*
+ * Drop to uid/gid 65534 with no supplementary groups, dumpable as a user's
+ * process is: 0 or -errno.
+ */
 int pmc_t_drop_privileges(void);
 /*
  * Run @fn(@arg) in a child as uid 65534 and return what it returned (an

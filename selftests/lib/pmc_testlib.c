@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -395,6 +396,12 @@ int pmc_t_drop_privileges(void)
 {
 	if (setgroups(0, NULL) || setgid(PMC_TEST_NOBODY) ||
 	    setuid(PMC_TEST_NOBODY))
+		return -errno;
+	/*
+	 * The uid change made us undumpable (suid_dumpable): be what a
+	 * process a user starts is, ptrace-able by that user.
+	 */
+	if (prctl(PR_SET_DUMPABLE, 1))
 		return -errno;
 	return 0;
 }
