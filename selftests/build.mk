@@ -18,8 +18,11 @@ SELFTEST_SRCS := $(sort $(wildcard $(TOP)/selftests/*/*_test.c))
 selftest_bin = $(SELFTEST_BIN)/$(notdir $(patsubst %/,%,$(dir $(1))))-$(patsubst %_test.c,%,$(notdir $(1)))
 selftest_suite = $(notdir $(patsubst %/,%,$(dir $(1))))
 
+# Suite fragments (selftests/<suite>/build.mk) are read after this file, so
+# their SELFTEST_DEPS_<suite> is expanded in the second expansion.
+.SECONDEXPANSION:
 define selftest_rule
-$(call selftest_bin,$(1)): $(1) $(SELFTEST_LIB_SRCS) $(SELFTEST_LIB_HDRS) $(KSRC)/.stamp $$(SELFTEST_DEPS_$(call selftest_suite,$(1)))
+$(call selftest_bin,$(1)): $(1) $(SELFTEST_LIB_SRCS) $(SELFTEST_LIB_HDRS) $(KSRC)/.stamp $$$$(SELFTEST_DEPS_$(call selftest_suite,$(1)))
 	@mkdir -p $(SELFTEST_BIN)
 	$(CC) $(SELFTEST_CFLAGS) -o $$@ $(1) $(SELFTEST_LIB_SRCS) $$(SELFTEST_LDLIBS_$(call selftest_suite,$(1))) -lpthread
 endef
