@@ -119,7 +119,7 @@ TEST_F(hwsampling, process_samples_come_from_nmi)
 	 * The registers are the task's, not the NMI's (which would all be
 	 * kernel mode): most samples hit the user-mode loop.
 	 */
-	EXPECT_LE(s.n * 2 / 3, s.user);
+	EXPECT_LE(s.n / 2, s.user);
 }
 
 TEST_F(hwsampling, system_samples_come_from_nmi)

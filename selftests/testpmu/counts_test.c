@@ -109,11 +109,12 @@ TEST_F(counts, generic_events_match_task_clock)
 	if (_metadata->skip)
 		return;
 	busy_group(_metadata, types, configs, 3, &rd);
-	for (i = 1; i <= 3; i++)
+	for (i = 1; i <= 3; i++) {
 		EXPECT_TRUE(tp_within(rd.values[i], rd.values[0], 0.01))
 			TH_LOG("event %d: %llu task-clock %llu", i,
 			       (unsigned long long)rd.values[i],
 			       (unsigned long long)rd.values[0]);
+	}
 }
 
 /* Excluding both user and kernel mode counts nothing, as on hardware. */

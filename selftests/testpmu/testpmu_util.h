@@ -261,7 +261,11 @@ static inline uint64_t tp_clock_ns(clockid_t clk)
 	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
-/* Spin in user mode for @ns of this thread's CPU time. */
+/*
+ * Spin in user mode for @ns of this thread's CPU time. The clock is a
+ * system call: it is asked every 200000 iterations (about a millisecond in
+ * the VM), so that the thread spends nearly all of its time in user mode.
+ */
 static inline void tp_busy_ns(uint64_t ns)
 {
 	uint64_t end = tp_clock_ns(CLOCK_THREAD_CPUTIME_ID) + ns;
@@ -270,7 +274,7 @@ static inline void tp_busy_ns(uint64_t ns)
 	while (tp_clock_ns(CLOCK_THREAD_CPUTIME_ID) < end) {
 		int i;
 
-		for (i = 0; i < 10000; i++) {
+		for (i = 0; i < 200000; i++) {
 			x += i;
 			asm volatile("" : "+r" (x));	/* keep the loop */
 		}
