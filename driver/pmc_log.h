@@ -359,6 +359,13 @@ void pmc_sample_exit(void);
  */
 void pmc_sample_sync(void);
 
+/*
+ * sample_ovf.c: an OVF_SIGNAL PMC overflowed in @task. Takes over the
+ * references on @po and @task. Hard IRQ (the sample drain).
+ */
+void pmc_ovf_queue(struct pmc_owner *po, struct task_struct *task, u32 pmcid,
+		   u32 group, u32 signo, u64 ip, u64 tsc);
+
 /* callchain.c: NMI-safe stack walks; each returns the frames stored (>= 1). */
 unsigned int pmc_callchain_kernel(struct pt_regs *regs, u64 *pc,
 				  unsigned int max);

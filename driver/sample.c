@@ -16,6 +16,9 @@
  * the same CPU (an NMI over an hrtimer sample) is detected by the per-CPU
  * nesting count, and the inner sample is dropped and counted like a full
  * ring (intr_bufferfull, and DROPNOTIFY.pl_samples in the owner's log).
+ *
+ * The counters of PMC_F_OVF_SIGNAL PMCs come here too: their overflow is an
+ * OVERFLOW entry, which the drain hands to sample_ovf.c.
  */
 #include "pmc_main.h"
 #include "pmc_log.h"
@@ -32,19 +35,31 @@
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
 
+/* What an entry of a sample ring holds. */
+enum pmc_sample_kind {
+	PMC_SAMPLE_CALLCHAIN,	/* a sample: a CALLCHAIN record */
+	PMC_SAMPLE_OVERFLOW,	/* a PMC_F_OVF_SIGNAL counter overflowed */
+};
+
 /*
- * One sample. @log is the owner's log state: pmc_log_owner_exit() waits
+ * One entry. @log is the owner's log state: pmc_log_owner_exit() waits
  * (pmc_sample_sync()) until no ring holds a sample of it before freeing it.
+ * An OVERFLOW entry holds references on the owner (@po) and the thread
+ * (@task), handed over to sample_ovf.c by the drain.
  */
 struct pmc_sample {
 	struct pmc_log_state *log;
+	struct pmc_owner *po;
+	struct task_struct *task;
 	u64 tsc;
+	u32 kind;
 	u32 pmcid;
+	u32 group;
+	u32 signo;
 	u32 pid;
 	u32 tid;
 	u32 cpuflags;
 	u32 npc;
-	u32 pad;
 	u64 pc[];		/* callchaindepth entries */
 };
 
@@ -89,7 +104,7 @@ static void pmc_sample_capture(struct pmc_sample *s, struct pmc_obj *pm,
 	struct pt_regs *uregs = NULL;
 	bool user = user_mode(regs);
 
-	if (pm->flags & PMC_F_CALLCHAIN)
+	if ((pm->flags & PMC_F_CALLCHAIN) && s->kind == PMC_SAMPLE_CALLCHAIN)
 		depth = pmc_callchaindepth;
 	if (user)
 		uregs = regs;
@@ -119,16 +134,31 @@ out:
 						user ? PMC_CC_F_USERSPACE : 0);
 }
 
+/*
+ * The owner's view of @task's tgid or tid (its pid namespace), from the log
+ * state when there is one. NMI-safe.
+ */
+static pid_t pmc_sample_pid(struct pmc_log_state *log, struct pmc_obj *pm,
+			    bool tgid)
+{
+	if (log)
+		return pmc_log_pid(log, current, tgid);
+	return __task_pid_nr_ns(current, tgid ? PIDTYPE_TGID : PIDTYPE_PID,
+				ns_of_pid(pm->owner->tgid));
+}
+
 void pmc_sample_overflow(struct perf_event *event,
 			 struct perf_sample_data *data, struct pt_regs *regs)
 {
 	struct pmc_obj *pm = event->overflow_handler_context;
 	struct pmc_log_state *log = pmc_log_of(pm->owner);
+	bool ovf = pm->flags & PMC_F_OVF_SIGNAL;
 	struct pmc_sample_ring *ring;
 	unsigned int prod;
 	struct pmc_sample *s;
 
-	if (!log || !pmc_log_accepting(log) || !regs) {
+	/* An OVF_SIGNAL set stops and signals even without a log. */
+	if (!regs || (!ovf && (!log || !pmc_log_accepting(log)))) {
 		atomic64_inc(&pmc_stats.intr_ignored);
 		return;
 	}
@@ -146,12 +176,22 @@ void pmc_sample_overflow(struct perf_event *event,
 		goto drop;		/* full: the drain is behind */
 
 	s = pmc_sample_at(ring, prod);
+	s->kind = ovf ? PMC_SAMPLE_OVERFLOW : PMC_SAMPLE_CALLCHAIN;
 	s->log = log;
 	s->tsc = ktime_get_mono_fast_ns();
 	s->pmcid = pm->id;
-	s->pid = pmc_log_pid(log, current, true);
-	s->tid = pmc_log_pid(log, current, false);
+	s->pid = pmc_sample_pid(log, pm, true);
+	s->tid = pmc_sample_pid(log, pm, false);
 	pmc_sample_capture(s, pm, regs);
+	if (ovf) {
+		/* Atomic increments: NMI-safe; dropped by sample_ovf.c. */
+		pmc_owner_get(pm->owner);
+		s->po = pm->owner;
+		get_task_struct(current);
+		s->task = current;
+		s->group = pm->group;
+		s->signo = pm->signo;
+	}
 	/* The entry is complete before the drain can see it. */
 	smp_store_release(&ring->prod, prod + 1);
 	this_cpu_dec(pmc_sample_rings.nest);
@@ -163,7 +203,8 @@ void pmc_sample_overflow(struct perf_event *event,
 drop:
 	this_cpu_dec(pmc_sample_rings.nest);
 	atomic64_inc(&pmc_stats.intr_bufferfull);
-	atomic64_inc(&log->lost_samples);
+	if (log)
+		atomic64_inc(&log->lost_samples);
 	irq_work_queue(&ring->work);
 }
 
@@ -207,7 +248,13 @@ static void pmc_sample_drain(struct irq_work *work)
 	unsigned int prod = smp_load_acquire(&ring->prod);
 
 	for (; cons != prod; cons++) {
-		pmc_sample_stage(pmc_sample_at(ring, cons));
+		struct pmc_sample *s = pmc_sample_at(ring, cons);
+
+		if (s->kind == PMC_SAMPLE_OVERFLOW)
+			pmc_ovf_queue(s->po, s->task, s->pmcid, s->group,
+				      s->signo, s->pc[0], s->tsc);
+		else
+			pmc_sample_stage(s);
 		/* The entry is read before the handler may reuse it. */
 		smp_store_release(&ring->cons, cons + 1);
 	}

@@ -129,11 +129,47 @@ static inline int64_t smp_alloc_soft(int fd, uint32_t mode, uint32_t cpu,
 	return ret ? ret : (int64_t)pa.pm_pmcid;
 }
 
-static inline int smp_attach(int fd, uint32_t id, pid_t pid)
+/*
+ * Allocate a counting (TC) SOFT PMC of event @config with initial value
+ * @count, in set @group, signalling @signo on overflow if @flags has
+ * PMC_F_OVF_SIGNAL. Its id, or -errno.
+ */
+static inline int64_t smp_alloc_tc(int fd, uint64_t config, uint64_t count,
+				   uint32_t flags, uint32_t group,
+				   uint32_t signo)
 {
-	struct pmc_op_pmcattach pa = { .pm_pmc = id, .pm_pid = pid };
+	struct pmc_op_pmcallocate pa;
+	int ret;
+
+	memset(&pa, 0, sizeof(pa));
+	pa.pm_caps = PMC_CAP_USER | PMC_CAP_SYSTEM;
+	pa.pm_cpu = PMC_CPU_ANY;
+	pa.pm_class = PMC_CLASS_SOFT;
+	pa.pm_ev = PMC_EV_SOFT_FIRST + config;
+	pa.pm_flags = flags;
+	pa.pm_mode = PMC_MODE_TC;
+	pa.pm_count = count;
+	pa.pm_group = group;
+	pa.pm_signo = signo;
+	pa.pm_md.pm_type = PERF_TYPE_SOFTWARE;
+	pa.pm_md.pm_config = config;
+	ret = smp_ioctl(fd, PMC_IOC_PMCALLOCATE, &pa);
+	return ret ? ret : (int64_t)pa.pm_pmcid;
+}
+
+static inline int smp_attach_flags(int fd, uint32_t id, pid_t pid,
+				   uint32_t flags)
+{
+	struct pmc_op_pmcattach pa = {
+		.pm_pmc = id, .pm_pid = pid, .pm_flags = flags,
+	};
 
 	return smp_ioctl(fd, PMC_IOC_PMCATTACH, &pa);
+}
+
+static inline int smp_attach(int fd, uint32_t id, pid_t pid)
+{
+	return smp_attach_flags(fd, id, pid, 0);
 }
 
 static inline int smp_read(int fd, uint32_t id, uint64_t *value)
