@@ -38,8 +38,13 @@ int pmc_logbuffersize = PMC_LOGBUFFERSIZE_DEFAULT;
 module_param_named(logbuffersize, pmc_logbuffersize, int, 0444);
 MODULE_PARM_DESC(logbuffersize, "Size of each log buffer in KiB (default 256, max 16384)");
 
-/* mincount is writable at run time; it must stay >= 1. */
+/*
+ * mincount is writable at run time; there it must stay >= 1. A bad value
+ * given at load is taken as is and reset by pmc_check_tunables(), as hwpmc
+ * resets its tunables.
+ */
 int pmc_mincount = PMC_MINCOUNT_DEFAULT;
+static bool pmc_tunables_checked;
 static int pmc_param_set_mincount(const char *val, const struct kernel_param *kp)
 {
 	int v, ret;
@@ -47,7 +52,7 @@ static int pmc_param_set_mincount(const char *val, const struct kernel_param *kp
 	ret = kstrtoint(val, 0, &v);
 	if (ret)
 		return ret;
-	if (v < 1) {
+	if (v < 1 && READ_ONCE(pmc_tunables_checked)) {
 		pr_info("mincount=%d must be greater than zero\n", v);
 		return -EINVAL;
 	}
@@ -147,6 +152,7 @@ static void pmc_check_tunables(void)
 			pmc_softevents, PMC_SOFTEVENTS_DEFAULT);
 		pmc_softevents = PMC_SOFTEVENTS_DEFAULT;
 	}
+	WRITE_ONCE(pmc_tunables_checked, true);
 }
 
 bool pmc_file_is_opener(const struct pmc_file *pf)

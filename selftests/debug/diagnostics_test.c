@@ -260,11 +260,10 @@ FIXTURE_VARIANT_ADD(reload, softevents_max_is_announced) {
 	.quiet = true,
 };
 
-FIXTURE_VARIANT_ADD(reload, mincount_zero_refuses_the_load) {
+FIXTURE_VARIANT_ADD(reload, mincount_zero_is_reset) {
 	.params = "mincount=0",
-	.load_error = -EINVAL,
-	.lines = { "pmc: mincount=0 must be greater than zero",
-		   "pmc: `0' invalid for parameter `mincount'" },
+	.lines = { "pmc: tunable mincount=0 must be greater than zero." },
+	.values = { { "mincount", 1000 } },
 };
 
 FIXTURE_VARIANT_ADD(reload, bad_debugflags_refuses_the_load) {
