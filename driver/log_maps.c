@@ -21,6 +21,7 @@
 #include <linux/limits.h>
 #include <linux/mm.h>
 #include <linux/module.h>
+#include <linux/path.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
@@ -182,9 +183,13 @@ static u64 pmc_pie_base(struct mm_struct *mm, struct file *exe)
 		VMA_ITERATOR(vmi, mm, 0);
 
 		for_each_vma(vmi, vma) {
-			if (vma->vm_file &&
-			    file_inode(vma->vm_file) == file_inode(exe) &&
-			    vma->vm_pgoff == 0) {
+			/*
+			 * The same path, or the same inode: overlayfs maps
+			 * the underlying file, opened with the overlay path.
+			 */
+			if (vma->vm_file && vma->vm_pgoff == 0 &&
+			    (path_equal(&vma->vm_file->f_path, &exe->f_path) ||
+			     file_inode(vma->vm_file) == file_inode(exe))) {
 				start = vma->vm_start;
 				break;
 			}

@@ -1,0 +1,385 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * proc_test.c - the per-process records of process-mode PMCs: PROCCSW
+ * (PMC_F_LOG_PROCCSW) whose deltas add up to the PMC's value, PROCEXIT
+ * (PMC_F_LOG_PROCEXIT) for every process of a 32-fork storm under
+ * PMC_F_DESCENDANTS with PROCFORK for each fork, and PROCEXEC with the
+ * MAP_IN records of the new image after an exec, checked against
+ * /proc/PID/maps.
+ */
+#include <inttypes.h>
+#include <sys/resource.h>
+
+#include "kselftest_harness.h"
+
+#include "sampling.h"
+
+#define NCHILD		32
+#define PAGES_PER_STEP	64
+
+FIXTURE(proc) {
+	int fd;
+	long ps;
+	struct smp_ring r;
+};
+
+FIXTURE_SETUP(proc)
+{
+	const char *why = smp_cannot_run();
+
+	self->fd = -1;
+	memset(&self->r, 0, sizeof(self->r));
+	if (why)
+		SKIP(return, "%s", why);
+	self->ps = sysconf(_SC_PAGESIZE);
+	self->fd = smp_open();
+	ASSERT_LE(0, self->fd);
+	ASSERT_EQ(0, smp_ring_map(self->fd, 256, &self->r));
+}
+
+FIXTURE_TEARDOWN(proc)
+{
+	smp_ring_unmap(&self->r);
+	if (self->fd >= 0)
+		close(self->fd);
+}
+
+/* Fault in @npages fresh anonymous pages: @npages minor faults. */
+static void touch_pages(long ps, int npages)
+{
+	char *p = mmap(NULL, npages * ps, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	int i;
+
+	if (p == MAP_FAILED)
+		_exit(3);
+	for (i = 0; i < npages; i++)
+		p[i * ps] = 1;
+}
+
+static long faults_of(const struct rusage *ru)
+{
+	return ru->ru_minflt + ru->ru_majflt;
+}
+
+/*
+ * A page-faults PMC with PROCCSW on a child that faults pages in 20 steps
+ * and blocks between them: the PROCCSW deltas of its switches add up to the
+ * PMC's value, which is the child's own count of its faults (getrusage).
+ */
+TEST_F(proc, proccsw_deltas_add_up_to_the_total)
+{
+	int go[2], rep[2], i, st;
+	struct smp_stream_info si;
+	const struct pmclog_header *h;
+	struct smp_buf b = {};
+	uint64_t value, sum = 0;
+	long child_faults = -1;
+	size_t off, n = 0;
+	int64_t id;
+	pid_t pid;
+	char c;
+
+	RETURN_IF_SKIPPED();
+	ASSERT_EQ(0, pipe(go));
+	ASSERT_EQ(0, pipe(rep));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		struct rusage r0, r1;
+		long d;
+
+		if (read(go[0], &c, 1) != 1)
+			_exit(2);
+		getrusage(RUSAGE_SELF, &r0);
+		for (i = 0; i < 20; i++) {
+			touch_pages(sysconf(_SC_PAGESIZE), PAGES_PER_STEP);
+			if (write(rep[1], "s", 1) != 1 || read(go[0], &c, 1) != 1)
+				_exit(2);
+		}
+		getrusage(RUSAGE_SELF, &r1);
+		d = faults_of(&r1) - faults_of(&r0);
+		if (write(rep[1], &d, sizeof(d)) != sizeof(d))
+			_exit(2);
+		pause();		/* counted no more: blocked */
+		_exit(0);
+	}
+	id = smp_alloc_tc(self->fd, PERF_COUNT_SW_PAGE_FAULTS, 0,
+			  PMC_F_LOG_PROCCSW, 0, 0);
+	ASSERT_LE(0, id);
+	ASSERT_EQ(0, smp_attach(self->fd, id, pid));
+	ASSERT_EQ(0, smp_simple(self->fd, PMC_IOC_PMCSTART, id));
+	ASSERT_EQ(1, write(go[1], "g", 1));
+	for (i = 0; i < 20; i++) {
+		ASSERT_EQ(1, read(rep[0], &c, 1));
+		ASSERT_EQ(1, write(go[1], "g", 1));
+	}
+	ASSERT_EQ(sizeof(child_faults), read(rep[0], &child_faults,
+					     sizeof(child_faults)));
+	usleep(100000);			/* the child reaches pause() */
+	ASSERT_EQ(0, smp_simple(self->fd, PMC_IOC_PMCSTOP, id));
+	ASSERT_EQ(0, smp_read(self->fd, id, &value));
+	ASSERT_EQ(0, smp_flushlog(self->fd));
+	kill(pid, SIGKILL);
+	waitpid(pid, &st, 0);
+
+	smp_ring_drain(&self->r, &b);
+	ASSERT_TRUE(smp_check_stream(&b, &si)) TH_LOG("%s", si.error);
+	EXPECT_EQ(0, si.seq_gaps);
+	smp_for_each_rec(h, &b, off) {
+		const struct pmclog_proccsw *c = (const void *)h;
+
+		if (smp_rec_type(h) != PMCLOG_TYPE_PROCCSW)
+			continue;
+		EXPECT_EQ((uint32_t)id, c->pl_pmcid);
+		EXPECT_EQ(pid, c->pl_pid);
+		EXPECT_EQ(pid, c->pl_tid);
+		sum += c->pl_value;
+		n++;
+	}
+	TH_LOG("%zu PROCCSW records, sum %llu, PMC %llu, child's rusage %ld",
+	       n, (unsigned long long)sum, (unsigned long long)value,
+	       child_faults);
+	EXPECT_LE(21, n);		/* one per block at least */
+	EXPECT_EQ(value, sum);
+	EXPECT_LE(20 * PAGES_PER_STEP, value);
+	/* The counting window holds the child's measured one. */
+	EXPECT_LE(child_faults, (long)value);
+	EXPECT_GE(child_faults + 8, (long)value);
+	smp_buf_free(&b);
+}
+
+/*
+ * PMC_F_DESCENDANTS and PROCEXIT: a leader forks 32 children that fault
+ * 64 + i pages each, and exits after them. Every process gets a PROCEXIT
+ * with its own count, every fork a PROCFORK, and the PROCEXIT values add
+ * up to the PMC's value.
+ */
+TEST_F(proc, procexit_for_every_process_of_a_fork_storm)
+{
+	pid_t kids[NCHILD], leader;
+	struct smp_stream_info si;
+	const struct pmclog_header *h;
+	struct smp_buf b = {};
+	uint64_t value, sum = 0;
+	int go[2], rep[2], i, st;
+	bool seen[NCHILD] = { false }, leader_seen = false;
+	size_t off, nexit = 0, nfork = 0;
+	int64_t id;
+	char c;
+
+	RETURN_IF_SKIPPED();
+	ASSERT_EQ(0, pipe(go));
+	ASSERT_EQ(0, pipe(rep));
+	leader = fork();
+	ASSERT_LE(0, leader);
+	if (leader == 0) {
+		pid_t k[NCHILD];
+
+		if (read(go[0], &c, 1) != 1)
+			_exit(2);
+		for (i = 0; i < NCHILD; i++) {
+			k[i] = fork();
+			if (k[i] == 0) {
+				touch_pages(sysconf(_SC_PAGESIZE), 64 + i);
+				_exit(0);
+			}
+		}
+		for (i = 0; i < NCHILD; i++)
+			waitpid(k[i], NULL, 0);
+		if (write(rep[1], k, sizeof(k)) != sizeof(k))
+			_exit(2);
+		_exit(0);
+	}
+	id = smp_alloc_tc(self->fd, PERF_COUNT_SW_PAGE_FAULTS, 0,
+			  PMC_F_LOG_PROCEXIT | PMC_F_DESCENDANTS, 0, 0);
+	ASSERT_LE(0, id);
+	ASSERT_EQ(0, smp_attach(self->fd, id, leader));
+	ASSERT_EQ(0, smp_simple(self->fd, PMC_IOC_PMCSTART, id));
+	ASSERT_EQ(1, write(go[1], "g", 1));
+	ASSERT_EQ(sizeof(kids), read(rep[0], kids, sizeof(kids)));
+	ASSERT_EQ(leader, waitpid(leader, &st, 0));
+	ASSERT_EQ(0, WEXITSTATUS(st));
+	ASSERT_EQ(0, smp_read(self->fd, id, &value));
+	ASSERT_EQ(0, smp_flushlog(self->fd));
+
+	smp_ring_drain(&self->r, &b);
+	ASSERT_TRUE(smp_check_stream(&b, &si)) TH_LOG("%s", si.error);
+	EXPECT_EQ(0, si.seq_gaps);
+	smp_for_each_rec(h, &b, off) {
+		if (smp_rec_type(h) == PMCLOG_TYPE_PROCFORK) {
+			const struct pmclog_procfork *f = (const void *)h;
+
+			EXPECT_EQ(leader, f->pl_oldpid);
+			nfork++;
+			continue;
+		}
+		if (smp_rec_type(h) != PMCLOG_TYPE_PROCEXIT)
+			continue;
+		{
+			const struct pmclog_procexit *e = (const void *)h;
+
+			EXPECT_EQ((uint32_t)id, e->pl_pmcid);
+			nexit++;
+			sum += e->pl_value;
+			if ((pid_t)e->pl_pid == leader) {
+				leader_seen = true;
+				continue;
+			}
+			for (i = 0; i < NCHILD; i++) {
+				if ((pid_t)e->pl_pid != kids[i])
+					continue;
+				EXPECT_FALSE(seen[i]);
+				seen[i] = true;
+				/* Its own pages at least, little more. */
+				EXPECT_LE(64 + i, e->pl_value);
+				EXPECT_GE(64 + i + 200, e->pl_value);
+			}
+		}
+	}
+	TH_LOG("%zu PROCEXIT, %zu PROCFORK; sum %llu, PMC %llu", nexit, nfork,
+	       (unsigned long long)sum, (unsigned long long)value);
+	EXPECT_EQ(NCHILD + 1, nexit);
+	EXPECT_EQ(NCHILD, nfork);
+	EXPECT_TRUE(leader_seen);
+	for (i = 0; i < NCHILD; i++)
+		EXPECT_TRUE(seen[i]) TH_LOG("no PROCEXIT for child %d", kids[i]);
+	EXPECT_EQ(value, sum);
+	smp_buf_free(&b);
+}
+
+/* One line of /proc/PID/maps. */
+struct map_line {
+	uint64_t start, end, off;
+	char perms[8];
+	char path[256];
+};
+
+static int read_maps(pid_t pid, struct map_line *m, int max)
+{
+	char path[64], line[512];
+	FILE *f;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (n < max && fgets(line, sizeof(line), f)) {
+		m[n].path[0] = '\0';
+		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64 " %*s %*s %255s",
+			   &m[n].start, &m[n].end, m[n].perms, &m[n].off,
+			   m[n].path) >= 4)
+			n++;
+	}
+	fclose(f);
+	return n;
+}
+
+/*
+ * After an exec of a sampled process: PROCEXEC with the new path, AT_BASE
+ * (the dynamic loader) and the PIE load address, then a MAP_IN for each
+ * executable file mapping of the new image, all as /proc/PID/maps shows.
+ */
+TEST_F(proc, exec_logs_procexec_and_mappings)
+{
+	struct map_line maps[128];
+	const struct pmclog_procexec *x = NULL;
+	struct smp_stream_info si;
+	const struct pmclog_header *h;
+	struct smp_buf b = {};
+	char target[PATH_MAX], c;
+	int go[2], nmaps, i, st;
+	size_t off, nmapin = 0, matched = 0;
+	bool exe_seen = false, ld_seen = false;
+	uint64_t t0;
+	int64_t id;
+	pid_t pid;
+
+	RETURN_IF_SKIPPED();
+	if (!realpath("/bin/sleep", target))
+		SKIP(return, "no /bin/sleep");
+	ASSERT_EQ(0, pipe(go));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		if (read(go[0], &c, 1) != 1)
+			_exit(2);
+		execl(target, "sleep", "3", (char *)NULL);
+		_exit(3);
+	}
+	id = smp_alloc_soft(self->fd, PMC_MODE_TS, PMC_CPU_ANY,
+			    PERF_COUNT_SW_CPU_CLOCK, 1000000, 0);
+	ASSERT_LE(0, id);
+	ASSERT_EQ(0, smp_attach(self->fd, id, pid));
+	ASSERT_EQ(0, smp_simple(self->fd, PMC_IOC_PMCSTART, id));
+	ASSERT_EQ(1, write(go[1], "g", 1));
+
+	/* Wait for the PROCEXEC (written as the new image starts). */
+	t0 = smp_now_ns(CLOCK_MONOTONIC);
+	while (!x && smp_now_ns(CLOCK_MONOTONIC) - t0 < 2000000000ull) {
+		usleep(20000);
+		ASSERT_EQ(0, smp_flushlog(self->fd));
+		smp_ring_drain(&self->r, &b);
+		smp_for_each_rec(h, &b, off)
+			if (smp_rec_type(h) == PMCLOG_TYPE_PROCEXEC)
+				x = (const void *)h;
+	}
+	ASSERT_NE(NULL, x);
+	usleep(200000);			/* the loader has mapped the libraries */
+	nmaps = read_maps(pid, maps, 128);
+	ASSERT_LT(0, nmaps);
+	ASSERT_EQ(0, smp_flushlog(self->fd));
+	smp_ring_drain(&self->r, &b);
+	kill(pid, SIGKILL);
+	waitpid(pid, &st, 0);
+
+	ASSERT_TRUE(smp_check_stream(&b, &si)) TH_LOG("%s", si.error);
+	x = NULL;
+	smp_for_each_rec(h, &b, off) {
+		if (smp_rec_type(h) == PMCLOG_TYPE_PROCEXEC) {
+			x = (const void *)h;
+			EXPECT_EQ(pid, x->pl_pid);
+			EXPECT_EQ((uint32_t)id, x->pl_pmcid);
+			EXPECT_STREQ(target, x->pl_pathname);
+			for (i = 0; i < nmaps; i++) {
+				/* The executable's first page; ld.so's. */
+				if (!strcmp(maps[i].path, target) &&
+				    maps[i].off == 0 &&
+				    maps[i].start == x->pl_dynaddr)
+					exe_seen = true;
+				if (strstr(maps[i].path, "/ld-linux") &&
+				    maps[i].off == 0 &&
+				    maps[i].start == x->pl_baseaddr)
+					ld_seen = true;
+			}
+			continue;
+		}
+		if (smp_rec_type(h) != PMCLOG_TYPE_MAP_IN || !x)
+			continue;
+		{
+			const struct pmclog_map_in *m = (const void *)h;
+
+			EXPECT_EQ(pid, m->pl_pid);
+			nmapin++;
+			for (i = 0; i < nmaps; i++)
+				if (maps[i].start == m->pl_start &&
+				    maps[i].end == m->pl_end &&
+				    maps[i].off == m->pl_pgoff &&
+				    maps[i].perms[2] == 'x' &&
+				    !strcmp(maps[i].path, m->pl_pathname))
+					matched++;
+		}
+	}
+	ASSERT_NE(NULL, x);
+	TH_LOG("PROCEXEC %s base 0x%llx dyn 0x%llx; %zu MAP_IN after it, %zu in /proc/%d/maps",
+	       x->pl_pathname, (unsigned long long)x->pl_baseaddr,
+	       (unsigned long long)x->pl_dynaddr, nmapin, matched, pid);
+	EXPECT_TRUE(exe_seen);
+	EXPECT_TRUE(ld_seen);
+	EXPECT_LE(2, nmapin);		/* the executable and ld.so */
+	EXPECT_EQ(nmapin, matched);
+	smp_buf_free(&b);
+}
+
+TEST_HARNESS_MAIN
