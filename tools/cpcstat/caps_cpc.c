@@ -8,8 +8,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cpc_common.h"
+#include "cpcstat.h"
 
 static void add_event(void *arg, uint_t pic, const char *event)
 {
@@ -132,4 +134,55 @@ void cpc_opts_free(struct cpc_opts *opts)
 	free(opts->specs);
 	opts->specs = NULL;
 	opts->nspecs = 0;
+}
+
+void cpc_tool_usage(FILE *fp, const char *fmt, const char *prog, const char *illumos_name)
+{
+	static const char extra[] =
+		"\t-x sep\t  print comma-separated values, separated by sep\n"
+		"\t--json\t  print one JSON object per line\n";
+
+	fprintf(fp, fmt, prog, strcmp(prog, illumos_name) ? extra : "");
+}
+
+hrtime_t mono_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (hrtime_t)t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+cpc_t *cpc_tool_open(const char *prog, const char *what, struct cpu_caps *caps)
+{
+	cpc_t *cpc = cpc_open(CPC_VER_CURRENT);
+
+	if (!cpc) {
+		fprintf(stderr, "%s: cannot access performance counter%s - %s\n", prog, what,
+			strerror(errno));
+		return NULL;
+	}
+	cpc_tool_errors(cpc, prog, false);
+	if (caps_from_cpc(cpc, caps)) {
+		fprintf(stderr, "%s: %s\n", prog, strerror(errno));
+		cpc_close(cpc);
+		return NULL;
+	}
+	return cpc;
+}
+
+int cpc_tool_parsed(int r, const char *fmt, const char *prog, const char *illumos_name,
+		    const struct cpu_caps *caps)
+{
+	if (r > 0) {
+		cpc_tool_usage(stdout, fmt, prog, illumos_name);
+		fputc('\n', stdout);
+		caps_print(stdout, caps);
+		return 0;
+	}
+	if (r < 0) {
+		cpc_tool_usage(stderr, fmt, prog, illumos_name);
+		return EXIT_USAGE;
+	}
+	return -1;
 }

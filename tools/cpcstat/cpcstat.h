@@ -26,6 +26,8 @@ extern volatile sig_atomic_t cpcstat_stop;
  * cpcstat_stop and then calls HOOK (may be NULL; must be async-signal-safe).
  */
 void cpcstat_catch_signals(void (*hook)(int sig));
+/* Add the signals that stop a run (SIGINT, SIGTERM, SIGHUP, SIGQUIT) to SET. */
+void cpcstat_stop_signals(sigset_t *set);
 /* 130 for SIGINT, 128 + sig for the others, or OK when no signal came. */
 int cpcstat_exit_code(int ok);
 

@@ -77,23 +77,6 @@ static const char cpustat_usage[] =
 	"\n"
 	"\tUse cputrack(1) to monitor per-process statistics.\n";
 
-static const char cpcstat_extra[] =
-	"\t-x sep\t  print comma-separated values, separated by sep\n"
-	"\t--json\t  print one JSON object per line\n";
-
-static void usage(FILE *fp, const char *prog)
-{
-	fprintf(fp, cpustat_usage, prog, strcmp(prog, "cpustat") ? cpcstat_extra : "");
-}
-
-static hrtime_t now_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (hrtime_t)t.tv_sec * 1000000000LL + t.tv_nsec;
-}
-
 static void print_tstamp(const struct cpu_opts *o)
 {
 	time_t t = time(NULL);
@@ -227,7 +210,7 @@ static void *sampler_main(void *arg)
 
 	if (bind_set(s, 0))
 		goto fail;
-	deadline = now_ns() + step;
+	deadline = mono_ns() + step;
 	for (unsigned long n = 0; !limit || n < limit; n++) {
 		if (!wait_until(sh, deadline)) {
 			interrupted = true;
@@ -258,7 +241,7 @@ static void *sampler_main(void *arg)
 				goto fail;
 		}
 		/* Late (a busy machine): skip the samples whose time has passed. */
-		while (deadline < now_ns())
+		while (deadline < mono_ns())
 			deadline += step;
 	}
 	/* Interrupted: what the set counted since the last line is in the totals too. */
@@ -491,17 +474,14 @@ static int run(struct cpu_opts *o, cpc_t *cpc)
 
 	/* Signals come to this thread only, through sigtimedwait. */
 	sigemptyset(&wait);
-	sigaddset(&wait, SIGINT);
-	sigaddset(&wait, SIGTERM);
-	sigaddset(&wait, SIGHUP);
-	sigaddset(&wait, SIGQUIT);
 	sigaddset(&wait, SIGUSR1);
+	cpcstat_stop_signals(&wait);
 	pthread_sigmask(SIG_BLOCK, &wait, &old);
 
 	if (!o->c.notitle)
 		out_title(&o->c.out, &o->c.specs[0]);
 	fflush(o->c.out.fp);
-	sh.origin = now_ns();
+	sh.origin = mono_ns();
 	sh.running = (unsigned int)n;
 	for (int i = 0; i < n; i++) {
 		if (pthread_create(&ss[i].thr, NULL, sampler_main, &ss[i])) {
@@ -568,33 +548,17 @@ int cpu_main(int argc, char **argv, const char *prog)
 	struct cpu_opts o = { .interval = 5.0 };
 	struct cpu_caps caps = { 0 };
 	cpc_t *cpc;
-	int r, ret;
+	int ret;
 
 	o.c.prog = prog;
 	o.c.out = (struct out){ .fp = stdout, .format = OUT_HUMAN, .tool = OUT_CPUSTAT, .sep = "," };
-	cpc = cpc_open(CPC_VER_CURRENT);
-	if (!cpc) {
-		fprintf(stderr, "%s: cannot access performance counters - %s\n", prog,
-			strerror(errno));
+	cpc = cpc_tool_open(prog, "s", &caps);
+	if (!cpc)
 		return 1;
-	}
-	cpc_tool_errors(cpc, prog, false);
-	if (caps_from_cpc(cpc, &caps)) {
-		fprintf(stderr, "%s: %s\n", prog, strerror(errno));
-		cpc_close(cpc);
-		return 1;
-	}
-	r = parse_args(&o, &caps, argc, argv);
+	ret = parse_args(&o, &caps, argc, argv);
 	cpc_tool_errors(cpc, prog, o.c.debug);
-	if (r > 0) {
-		usage(stdout, prog);
-		fputc('\n', stdout);
-		caps_print(stdout, &caps);
-		ret = 0;
-	} else if (r < 0) {
-		usage(stderr, prog);
-		ret = EXIT_USAGE;
-	} else {
+	ret = cpc_tool_parsed(ret, cpustat_usage, prog, "cpustat", &caps);
+	if (ret < 0) {
 		o.c.out.several_sets = o.c.nspecs > 1;
 		setvbuf(stdout, NULL, _IOLBF, 0);
 		ret = run(&o, cpc);

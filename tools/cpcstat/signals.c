@@ -40,3 +40,11 @@ int cpcstat_exit_code(int ok)
 		return ok;
 	return 128 + cpcstat_stop;
 }
+
+void cpcstat_stop_signals(sigset_t *set)
+{
+	sigaddset(set, SIGINT);
+	sigaddset(set, SIGTERM);
+	sigaddset(set, SIGHUP);
+	sigaddset(set, SIGQUIT);
+}

@@ -94,23 +94,6 @@ static const char cputrack_usage[] =
 	"\n"
 	"\tUse cpustat(8) to monitor system-wide statistics.\n";
 
-static const char cpcstat_extra[] =
-	"\t-x sep\t  print comma-separated values, separated by sep\n"
-	"\t--json\t  print one JSON object per line\n";
-
-static void usage(FILE *fp, const char *prog)
-{
-	fprintf(fp, cputrack_usage, prog, strcmp(prog, "cputrack") ? cpcstat_extra : "");
-}
-
-static hrtime_t now_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (hrtime_t)t.tv_sec * 1000000000LL + t.tv_nsec;
-}
-
 /* illumos numbers LWPs from 1: the initial thread is lwp 1, others keep their tid. */
 static int lwp_id(const struct lwp *l)
 {
@@ -364,7 +347,7 @@ static unsigned int live_lwps(struct track *t, struct proc *p)
 /* One line per set with the process's totals (exit, exec, and total at the end). */
 static void print_proc_totals(struct track *t, struct proc *p, int lwp, const char *label)
 {
-	hrtime_t when = now_ns();
+	hrtime_t when = mono_ns();
 
 	for (unsigned int k = 0; k < t->c.nspecs; k++)
 		print_line(t, p, lwp, label, &t->c.specs[k], p->tot[k], p->tot_tick[k], when);
@@ -456,7 +439,7 @@ static void on_exec(struct track *t, struct proc *p, pid_t tid)
 		p->tot_tick[k] = 0;
 	}
 	read_cmdline(p->pid, cmd, sizeof(cmd));
-	p->origin = now_ns();
+	p->origin = mono_ns();
 	out_exec(&t->c.out, 0.0, p->pid, 1, cmd);
 	fflush(t->c.out.fp);
 	if (!t->follow_exec) {
@@ -480,7 +463,7 @@ static void on_clone(struct track *t, struct lwp *parent, pid_t tid)
 		l = init_lwp(t, parent->proc, tid);
 	if (l)
 		print_line(t, parent->proc, lwp_id(l), "lwp_create", &t->c.specs[0], zero, 0,
-			   now_ns());
+			   mono_ns());
 }
 
 static void on_fork(struct track *t, struct lwp *parent, pid_t child)
@@ -488,7 +471,7 @@ static void on_fork(struct track *t, struct lwp *parent, pid_t child)
 	struct proc *p = proc_new(t, child, parent->proc->origin);
 	struct lwp *l;
 
-	out_fork(&t->c.out, (double)(now_ns() - parent->proc->origin) / 1e9,
+	out_fork(&t->c.out, (double)(mono_ns() - parent->proc->origin) / 1e9,
 		 parent->proc->pid, lwp_id(parent), child);
 	fflush(t->c.out.fp);
 	if (!p) {
@@ -511,7 +494,7 @@ static void on_exit_event(struct track *t, struct lwp *l)
 	} else {
 		for (unsigned int k = 0; k < t->c.nspecs; k++)
 			print_line(t, p, lwp_id(l), "lwp_exit", &t->c.specs[k], l->tot[k],
-				   l->tot_tick[k], now_ns());
+				   l->tot_tick[k], mono_ns());
 	}
 }
 
@@ -665,7 +648,7 @@ static int start_command(struct track *t)
 		waitpid(pid, &status, 0);
 		return -1;
 	}
-	p = proc_new(t, pid, now_ns());
+	p = proc_new(t, pid, mono_ns());
 	if (!p) {
 		kill(pid, SIGKILL);
 		return -1;
@@ -695,7 +678,7 @@ static int start_command(struct track *t)
 /* Seize every thread of PID (listing again until no new one appears). */
 static int capture(struct track *t, pid_t pid)
 {
-	struct proc *p = proc_new(t, pid, now_ns());
+	struct proc *p = proc_new(t, pid, mono_ns());
 	bool found = true;
 	char path[64];
 
@@ -765,20 +748,13 @@ static bool samples_done(struct track *t)
 	return true;
 }
 
-static void run_loop(struct track *t)
+/* SET: the signals run() blocked, taken here with sigtimedwait. */
+static void run_loop(struct track *t, const sigset_t *set)
 {
-	hrtime_t step = (hrtime_t)(t->interval * 1e9), next = now_ns() + step;
-	sigset_t set;
-
-	sigemptyset(&set);
-	sigaddset(&set, SIGCHLD);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGHUP);
-	sigaddset(&set, SIGQUIT);
+	hrtime_t step = (hrtime_t)(t->interval * 1e9), next = mono_ns() + step;
 	while (t->procs && !cpcstat_stop) {
 		struct timespec tmo = { 1, 0 };
-		hrtime_t now = now_ns();
+		hrtime_t now = mono_ns();
 		int status, sig;
 		pid_t tid;
 
@@ -788,7 +764,7 @@ static void run_loop(struct track *t)
 			tmo.tv_sec = left / 1000000000LL;
 			tmo.tv_nsec = left % 1000000000LL;
 		}
-		sig = sigtimedwait(&set, NULL, &tmo);
+		sig = sigtimedwait(set, NULL, &tmo);
 		if (sig > 0 && sig != SIGCHLD) {
 			cpcstat_stop = sig;
 			break;
@@ -799,10 +775,10 @@ static void run_loop(struct track *t)
 			else
 				on_gone(t, tid);
 		}
-		if (step && now_ns() >= next) {
+		if (step && mono_ns() >= next) {
 			tick_all(t);
 			next += step;
-			while (next < now_ns())
+			while (next < mono_ns())
 				next += step;
 			if (samples_done(t))
 				break;
@@ -893,10 +869,7 @@ static int run(struct track *t)
 	/* Signals are taken with sigtimedwait in the loop. */
 	sigemptyset(&set);
 	sigaddset(&set, SIGCHLD);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGHUP);
-	sigaddset(&set, SIGQUIT);
+	cpcstat_stop_signals(&set);
 	sigprocmask(SIG_BLOCK, &set, &old);
 
 	if (!t->c.notitle)
@@ -914,7 +887,7 @@ static int run(struct track *t)
 		ret = 1;
 		goto out;
 	}
-	run_loop(t);
+	run_loop(t, &set);
 	if (t->procs) {
 		/* Interrupted or -N reached: the totals so far, then let go. */
 		for (struct lwp *l = t->lwps; l; l = l->next)
@@ -938,32 +911,19 @@ int track_main(int argc, char **argv, const char *prog)
 {
 	struct track t = { .interval = 1.0 };
 	struct cpu_caps caps = { 0 };
-	int r, ret;
+	int ret;
 
 	t.c.prog = prog;
 	t.c.out = (struct out){ .fp = stdout, .format = OUT_HUMAN, .tool = OUT_CPUTRACK, .sep = "," };
-	t.cpc = cpc_open(CPC_VER_CURRENT);
-	if (!t.cpc) {
-		fprintf(stderr, "%s: cannot access performance counter library - %s\n", prog,
-			strerror(errno));
+	/* cputrack's message says "library" where cpustat's does not. */
+	t.cpc = cpc_tool_open(prog, " library", &caps);
+	if (!t.cpc)
 		return 1;
-	}
-	cpc_tool_errors(t.cpc, prog, false);
-	if (caps_from_cpc(t.cpc, &caps)) {
-		fprintf(stderr, "%s: %s\n", prog, strerror(errno));
-		cpc_close(t.cpc);
-		return 1;
-	}
-	r = parse_args(&t, &caps, argc, argv);
+	ret = parse_args(&t, &caps, argc, argv);
 	cpc_tool_errors(t.cpc, prog, t.c.debug);
-	if (r > 0) {
-		usage(stdout, prog);
-		fputc('\n', stdout);
-		caps_print(stdout, &caps);
-		ret = 0;
-	} else if (r < 0) {
-		usage(stderr, prog);
-		ret = EXIT_USAGE;
+	ret = cpc_tool_parsed(ret, cputrack_usage, prog, "cputrack", &caps);
+	if (ret >= 0) {
+		/* -h or a usage error: done. */
 	} else if (t.outfile && !(t.c.out.fp = fopen(t.outfile, "w"))) {
 		fprintf(stderr, "%s: cannot open '%s' for writing\n", prog, t.outfile);
 		ret = 1;
