@@ -1,0 +1,255 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * nmi_test.c - the overflow path in genuine NMI context, under load: the
+ * test PMU (selftests/testpmu) delivers the overflows of system-scope
+ * sampling PMCs with callchains on every CPU as NMIs while a thread reads
+ * the mmap'd ring with poll(). One million samples later, every record
+ * read is well formed, the sequence numbers run without a gap that a
+ * DROPNOTIFY does not account for, and the samples read, the overflows the
+ * test PMU delivered in NMI and the driver's statistics all agree.
+ */
+#include <pthread.h>
+
+#include "kselftest_harness.h"
+
+#include "sampling.h"
+#include "../testpmu/testpmu_util.h"
+
+#define NMI_SAMPLES	1000000ull
+#define NMI_PERIOD	20000ull	/* events (ns of the test PMU) */
+#define NMI_TIME_LIMIT	240ull		/* seconds */
+#define RAW_EVENT	0x3c
+#define KERNEL_START	0xffff800000000000ull
+
+/* What the reader found, checked record by record as it reads. */
+struct nmi_reader {
+	int fd;
+	struct smp_ring *r;
+	volatile bool stop;
+	struct smp_buf b;
+	uint64_t nrecs, nsamples, kernel_chains, user_samples;
+	uint64_t seq_gaps, drop_records, drop_samples, polls;
+	uint32_t last_seq;
+	bool have_seq;
+	char error[160];
+};
+
+/* Check the records of @len bytes at @p; false at the first bad one. */
+static bool nmi_check(struct nmi_reader *rd, const uint8_t *p, size_t len)
+{
+	size_t off = 0;
+
+	while (off < len) {
+		const struct pmclog_header *h = (const void *)(p + off);
+		uint32_t l = smp_rec_len(h);
+
+		if (len - off < sizeof(*h) ||
+		    !PMCLOG_HEADER_CHECK_MAGIC(h->pl_header) ||
+		    !smp_known_type(smp_rec_type(h)) || l < sizeof(*h) ||
+		    l % PMCLOG_ALIGN || l > len - off) {
+			snprintf(rd->error, sizeof(rd->error),
+				 "bad header 0x%08x after %llu records",
+				 h->pl_header, (unsigned long long)rd->nrecs);
+			return false;
+		}
+		if (rd->have_seq && h->pl_seq != rd->last_seq + 1) {
+			if ((int32_t)(h->pl_seq - rd->last_seq) <= 0) {
+				snprintf(rd->error, sizeof(rd->error),
+					 "sequence %u after %u", h->pl_seq,
+					 rd->last_seq);
+				return false;
+			}
+			rd->seq_gaps += h->pl_seq - rd->last_seq - 1;
+		}
+		rd->have_seq = true;
+		rd->last_seq = h->pl_seq;
+		rd->nrecs++;
+		if (smp_rec_type(h) == PMCLOG_TYPE_CALLCHAIN) {
+			const struct pmclog_callchain *cc = (const void *)h;
+			unsigned int npc = (l - sizeof(*cc)) / 8;
+
+			rd->nsamples++;
+			if (PMC_CALLCHAIN_CPUFLAGS_TO_USERMODE(cc->pl_cpuflags))
+				rd->user_samples++;
+			else if (npc > 1 && cc->pl_pc[0] >= KERNEL_START &&
+				 cc->pl_pc[1] >= KERNEL_START)
+				rd->kernel_chains++;
+		} else if (smp_rec_type(h) == PMCLOG_TYPE_DROPNOTIFY) {
+			const struct pmclog_dropnotify *d = (const void *)h;
+
+			rd->drop_records += d->pl_records;
+			rd->drop_samples += d->pl_samples;
+		}
+		off += l;
+	}
+	return true;
+}
+
+static void nmi_drain(struct nmi_reader *rd)
+{
+	rd->b.len = 0;
+	smp_ring_drain(rd->r, &rd->b);
+	if (!rd->error[0])
+		nmi_check(rd, rd->b.data, rd->b.len);
+}
+
+static void *nmi_reader_fn(void *arg)
+{
+	struct nmi_reader *rd = arg;
+	struct pollfd pfd = { .fd = rd->fd, .events = POLLIN };
+
+	while (!rd->stop) {
+		if (poll(&pfd, 1, 100) > 0)
+			rd->polls++;
+		nmi_drain(rd);
+	}
+	return NULL;
+}
+
+struct spinner {
+	volatile bool *stop;
+};
+
+static void *spin_fn(void *arg)
+{
+	struct spinner *s = arg;
+	volatile uint64_t x = 0;
+
+	while (!*s->stop)
+		x++;
+	return NULL;
+}
+
+FIXTURE(nmi) {
+	int fd;
+	struct smp_ring r;
+	unsigned int hwclass;
+};
+
+FIXTURE_SETUP(nmi)
+{
+	const char *why = tp_cannot_load();
+	struct pmc_classinfo ci;
+
+	self->fd = -1;
+	memset(&self->r, 0, sizeof(self->r));
+	if (!why && smp_cannot_run())
+		why = smp_cannot_run();
+	if (why)
+		SKIP(return, "%s", why);
+	ASSERT_EQ(0, tp_load(4, 48)) TH_LOG("cannot load the test PMU");
+	ASSERT_EQ(0, tp_pmc_hwclass(&ci, NULL));
+	self->hwclass = ci.pm_class;
+	self->fd = smp_open();
+	ASSERT_LE(0, self->fd);
+	ASSERT_EQ(0, smp_ring_map(self->fd, 512, &self->r));
+}
+
+FIXTURE_TEARDOWN(nmi)
+{
+	smp_ring_unmap(&self->r);
+	if (self->fd >= 0)
+		close(self->fd);
+}
+
+static int64_t alloc_hw_ss(int fd, unsigned int hwclass, int cpu)
+{
+	struct pmc_op_pmcallocate pa;
+	int ret;
+
+	memset(&pa, 0, sizeof(pa));
+	pa.pm_caps = PMC_CAP_INTERRUPT | PMC_CAP_USER | PMC_CAP_SYSTEM;
+	pa.pm_cpu = cpu;
+	pa.pm_class = hwclass;
+	pa.pm_ev = PMC_EV_RAW;
+	pa.pm_flags = PMC_F_CALLCHAIN;
+	pa.pm_mode = PMC_MODE_SS;
+	pa.pm_count = NMI_PERIOD;
+	pa.pm_md.pm_type = PERF_TYPE_RAW;
+	pa.pm_md.pm_config = RAW_EVENT;
+	ret = smp_ioctl(fd, PMC_IOC_PMCALLOCATE, &pa);
+	return ret ? ret : (int64_t)pa.pm_pmcid;
+}
+
+TEST_F(nmi, a_million_nmi_samples_read_while_written)
+{
+	struct nmi_reader rd = { .fd = self->fd, .r = &self->r };
+	struct pmc_op_getdriverstats ds0, ds1;
+	long long nmi0, out0, nmi1, out1;
+	int ncpu = sysconf(_SC_NPROCESSORS_ONLN), i;
+	volatile bool stop = false;
+	struct spinner sp = { .stop = &stop };
+	pthread_t reader, spinner;
+	uint64_t t0, processed = 0;
+	int64_t ids[64];
+
+	RETURN_IF_SKIPPED();
+	if (ncpu > 64)
+		ncpu = 64;
+	ASSERT_EQ(0, mlockall(MCL_CURRENT | MCL_FUTURE));
+	for (i = 0; i < ncpu; i++) {
+		ids[i] = alloc_hw_ss(self->fd, self->hwclass, i);
+		ASSERT_LE(0, ids[i]) TH_LOG("CPU %d: %s", i, strerror(-ids[i]));
+	}
+	ASSERT_EQ(0, smp_stats(self->fd, &ds0));
+	nmi0 = tp_stat("overflows_in_nmi");
+	out0 = tp_stat("overflows_outside_nmi");
+	ASSERT_LE(0, nmi0);
+	ASSERT_EQ(0, pthread_create(&reader, NULL, nmi_reader_fn, &rd));
+	ASSERT_EQ(0, pthread_create(&spinner, NULL, spin_fn, &sp));
+	for (i = 0; i < ncpu; i++)
+		ASSERT_EQ(0, smp_simple(self->fd, PMC_IOC_PMCSTART, ids[i]));
+
+	t0 = smp_now_ns(CLOCK_MONOTONIC);
+	while (processed < NMI_SAMPLES &&
+	       smp_now_ns(CLOCK_MONOTONIC) - t0 < NMI_TIME_LIMIT * 1000000000ull) {
+		usleep(200000);
+		ASSERT_EQ(0, smp_stats(self->fd, &ds1));
+		processed = ds1.pm_intr_processed - ds0.pm_intr_processed;
+	}
+	for (i = 0; i < ncpu; i++)
+		ASSERT_EQ(0, smp_simple(self->fd, PMC_IOC_PMCSTOP, ids[i]));
+	stop = true;
+	pthread_join(spinner, NULL);
+	ASSERT_EQ(0, smp_flushlog(self->fd));
+	ASSERT_EQ(0, smp_writelog(self->fd, 1));	/* reports any last drop */
+	rd.stop = true;
+	pthread_join(reader, NULL);
+	nmi_drain(&rd);
+
+	ASSERT_EQ(0, smp_stats(self->fd, &ds1));
+	nmi1 = tp_stat("overflows_in_nmi");
+	out1 = tp_stat("overflows_outside_nmi");
+	processed = ds1.pm_intr_processed - ds0.pm_intr_processed;
+	TH_LOG("%.1f s: %llu records, %llu samples (%llu user, %llu with kernel chains), %lld NMI overflows, %llu processed, %llu ring drops, %llu sample drops, %llu polls",
+	       (smp_now_ns(CLOCK_MONOTONIC) - t0) / 1e9,
+	       (unsigned long long)rd.nrecs, (unsigned long long)rd.nsamples,
+	       (unsigned long long)rd.user_samples,
+	       (unsigned long long)rd.kernel_chains, nmi1 - nmi0,
+	       (unsigned long long)processed,
+	       (unsigned long long)(ds1.pm_ring_dropped - ds0.pm_ring_dropped),
+	       (unsigned long long)(ds1.pm_intr_bufferfull - ds0.pm_intr_bufferfull),
+	       (unsigned long long)rd.polls);
+
+	EXPECT_STREQ("", rd.error);
+	/* Every gap in the sequence is a reported drop, and only those. */
+	EXPECT_EQ(rd.seq_gaps, rd.drop_records);
+	EXPECT_EQ(ds1.pm_ring_dropped - ds0.pm_ring_dropped, rd.seq_gaps);
+	EXPECT_EQ(ds1.pm_intr_bufferfull - ds0.pm_intr_bufferfull,
+		  rd.drop_samples);
+	/* Each NMI overflow was taken or dropped, and each taken one read. */
+	EXPECT_EQ(0, out1 - out0);
+	EXPECT_EQ((uint64_t)(nmi1 - nmi0),
+		  processed + ds1.pm_intr_bufferfull - ds0.pm_intr_bufferfull +
+		  ds1.pm_intr_ignored - ds0.pm_intr_ignored);
+	EXPECT_LE(rd.nsamples, processed);
+	EXPECT_LE(processed, rd.nsamples + rd.drop_records);
+	EXPECT_LE(NMI_SAMPLES, processed)
+		TH_LOG("the emulated machine delivered too few NMIs in %llu s",
+		       NMI_TIME_LIMIT);
+	EXPECT_LT(0, rd.kernel_chains);
+	EXPECT_LT(0, rd.user_samples);
+	smp_buf_free(&rd.b);
+}
+
+TEST_HARNESS_MAIN
