@@ -95,3 +95,9 @@ cpcstat-host: $(CPCSTAT) $(CPCSTAT_MKLOG) $(CPCSTAT_TEST_DIR)/hot3to1
 	@mkdir -p $(BUILD)/check
 	@$(CPCSTAT_DIR)/tests/report_host.sh $(CPCSTAT) $(CPCSTAT_MKLOG) \
 		$(CPCSTAT_TEST_DIR)/hot3to1 $(CPCSTAT_OBJDIR)/host | tee $(BUILD)/check/cpcstat-host.tap
+
+# The VM suite (make vm-check) runs selftests/scripts/cpcstat_*.sh: build
+# what they run first.
+ifneq ($(and $(LIBCPC_A),$(LIBPMC_A)),)
+selftests:: cpcstat
+endif
