@@ -116,8 +116,9 @@ static void callgraph_node(FILE *fp, const struct cg_node *node, uint64_t all, i
 			continue;
 		fprintf(fp, "%7.2f%% %7.2f%%  %*s%s", pct(c->total, all), pct(c->self, all),
 			2 * depth, "", c->sym);
+		/* Pseudo objects ("[kernel.kallsyms]") bring their own brackets. */
 		if (c->dso)
-			fprintf(fp, "  [%s]", c->dso);
+			fprintf(fp, c->dso[0] == '[' ? "  %s" : "  [%s]", c->dso);
 		fputc('\n', fp);
 		callgraph_node(fp, c, all, depth + 1);
 	}
