@@ -333,6 +333,12 @@ static void testpmu_raise_nmi(struct testpmu_cpu *tc)
 	tc->irq_regs = get_irq_regs();
 	WRITE_ONCE(tc->waiting, true);
 	atomic_inc(&tc->nmi_pending);
+	/*
+	 * Not apic->send_IPI_self(): the "self" shorthand allows only fixed
+	 * delivery (SDM vol. 3, "Interrupt Command Register"), and x2APIC's
+	 * SELF_IPI register takes a vector, not NMI delivery. An IPI to this
+	 * CPU's own APIC id is how the kernel sends itself NMIs too.
+	 */
 	apic->send_IPI(smp_processor_id(), NMI_VECTOR);
 	deadline = testpmu_now() + TESTPMU_NMI_WAIT_NS;
 	while (atomic_read(&tc->nmi_pending)) {
