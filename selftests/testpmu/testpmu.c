@@ -14,15 +14,21 @@
  * so pinned events go to ERROR state.
  *
  * Sampling events overflow in genuine NMI context: an hrtimer armed for the
- * moment the first period elapses sends this CPU an NMI and waits for it; the
- * NMI handler folds the counters and calls the event's overflow handler for
+ * moment the first period elapses (and pmu->stop, for an overflow still due
+ * when the event stops) sends this CPU an NMI and waits for it; the NMI
+ * handler folds the counters and calls the event's overflow handler once for
  * each period that elapsed. perf_event_overflow() is not exported by 6.1, so
  * the handler calls event->overflow_handler itself: what perf_event_overflow()
  * calls, without perf's throttling, event_limit and sigtrap bookkeeping (see
  * testpmu_handle_overflows()).
  *
+ * The PMU uses perf's software context, not perf_hw_context (no
+ * multiplexing: see testpmu_init()), and its struct pmu outlives the module
+ * (see testpmu_exit()), so that it can be unloaded and loaded again safely.
+ *
  * Never installed (DKMS and `make install` build driver/ only): tests load it
  * before pmc.ko, which then sizes a hardware class from testpmu_describe().
+ * Statistics for the tests: /sys/kernel/debug/testpmu/stats.
  *
  * Contexts and locking: the per-CPU state (struct testpmu_cpu) is touched
  * only on its own CPU, by the pmu callbacks (IRQs disabled, perf's ctx lock
