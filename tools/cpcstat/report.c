@@ -211,6 +211,8 @@ static void read_sidecar(struct reader *rd, const struct report *r)
 static int read_log(struct reader *rd, const struct report *r)
 {
 	struct pmclog_ev ev;
+	size_t nrecords = 0;
+	int ret = 0;
 	void *log;
 	int fd = open(r->input, O_RDONLY | O_CLOEXEC);
 
@@ -227,6 +229,7 @@ static int read_log(struct reader *rd, const struct report *r)
 	while (pmclog_read(log, &ev) == 0) {
 		uint64_t ns = (uint64_t)ev.pl_ts.tv_sec * 1000000000ULL + (uint64_t)ev.pl_ts.tv_nsec;
 
+		nrecords++;
 		if (ns) {
 			if (!rd->first_ns)
 				rd->first_ns = ns;
@@ -234,16 +237,23 @@ static int read_log(struct reader *rd, const struct report *r)
 		}
 		handle(rd, r, &ev);
 	}
-	if (ev.pl_state == PMCLOG_ERROR)
+	if (nrecords == 0) {
+		/* Not a log at all (or an empty file): nothing to report. */
+		fprintf(stderr, "%s: '%s' is not a pmc log%s%s\n", r->prog, r->input,
+			ev.pl_state == PMCLOG_ERROR ? ": " : " (no records)",
+			ev.pl_state == PMCLOG_ERROR ? pmclog_error(log) : "");
+		ret = -1;
+	} else if (ev.pl_state == PMCLOG_ERROR) {
 		fprintf(stderr, "%s: '%s' is damaged after %zu records (offset %lld): %s; "
-			"reporting what precedes\n", r->prog, r->input, ev.pl_count,
+			"reporting what precedes\n", r->prog, r->input, nrecords,
 			(long long)ev.pl_offset, pmclog_error(log));
-	else if (!rd->closed && ev.pl_count > 0)
+	} else if (!rd->closed) {
 		fprintf(stderr, "%s: '%s' has no closing record (recording was cut short?)\n",
 			r->prog, r->input);
+	}
 	pmclog_close(log);
 	close(fd);
-	return 0;
+	return ret;
 }
 
 static int write_svg(const struct report *r, const struct reader *rd)

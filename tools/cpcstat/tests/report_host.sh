@@ -71,6 +71,11 @@ check "a log cut short still reports what it holds, with a warning" \
 	'[ $rc -eq 0 ] && echo "$out" | grep -q "damaged\|no closing record" &&
 	 echo "$out" | grep -Eq "^ +75\.00% +75\.00% +30  hot_three"' "$out"
 
+head -c 100 /dev/urandom > "$dir/junk.log"; : > "$dir/empty.log"
+out=$("$cpcstat" report -i "$dir/junk.log" 2>&1; echo "rc=$?"; "$cpcstat" report -i "$dir/empty.log" 2>&1; echo "rc=$?")
+check "a file that is not a log is an error (exit 1)" \
+	'[ "$(echo "$out" | grep -c "is not a pmc log")" -eq 2 ] && [ "$(echo "$out" | grep -c "^rc=1$")" -eq 2 ]' "$out"
+
 out=$("$cpcstat" report --sort nope 2>&1); rc=$?
 check "a bad --sort key is a usage error (exit 2)" \
 	'[ $rc -eq 2 ] && echo "$out" | grep -q "bad sort key .nope."' "$out"
