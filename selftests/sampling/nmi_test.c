@@ -7,8 +7,14 @@
  * read is well formed, the sequence numbers run without a gap that a
  * DROPNOTIFY does not account for, and the samples read, the overflows the
  * test PMU delivered in NMI and the driver's statistics all agree.
+ *
+ * Also on the test PMU, whose NMIs interrupt the kernel too: an owner that
+ * may not see kernel addresses (uid 65534, perf_event_paranoid > 1) gets
+ * none, and PMC_F_USERCALLCHAIN appends the user frames to kernel ones.
  */
 #include <pthread.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 
 #include "kselftest_harness.h"
 
@@ -250,6 +256,214 @@ TEST_F(nmi, a_million_nmi_samples_read_while_written)
 	EXPECT_LT(0, rd.kernel_chains);
 	EXPECT_LT(0, rd.user_samples);
 	smp_buf_free(&rd.b);
+}
+
+/* ---------------------------------------------------------------- kernel */
+
+static volatile uint64_t sink;
+
+/* Mostly in the kernel: getppid() in a loop. */
+void __attribute__((noinline, noclone)) syscall_loop(uint64_t cpu_ns)
+{
+	uint64_t end = smp_now_ns(CLOCK_THREAD_CPUTIME_ID) + cpu_ns;
+	int i;
+
+	__asm__ volatile("" : : "r"(__builtin_frame_address(0)));
+	while (smp_now_ns(CLOCK_THREAD_CPUTIME_ID) < end)
+		for (i = 0; i < 1000; i++)
+			sink += syscall(SYS_getppid);
+}
+
+void __attribute__((noinline, noclone)) syscall_child(int go)
+{
+	char c;
+
+	if (read(go, &c, 1) == 1)
+		syscall_loop(300000000ull);
+	_exit(0);
+}
+
+struct kstats {
+	uint64_t samples, kernel_samples, kernel_addrs, user_after_kernel;
+	uint64_t child_frames;
+};
+
+/*
+ * Sample a child running syscall_loop() with a process-scope PMC of the
+ * test PMU through @fd (callchains, @flags more, @caps), and sort the
+ * samples out. 0 or -errno.
+ */
+static int sample_syscalls(int fd, unsigned int hwclass, uint32_t caps,
+			   uint32_t flags, const uint64_t child_range[2],
+			   struct kstats *ks)
+{
+	struct pmc_op_pmcallocate pa;
+	struct smp_stream_info si;
+	const struct pmclog_header *h;
+	struct smp_buf b = {};
+	struct smp_ring r;
+	int go[2], ret, st;
+	size_t off;
+	pid_t pid;
+
+	memset(ks, 0, sizeof(*ks));
+	ret = smp_ring_map(fd, 512, &r);
+	if (ret) {
+		fprintf(stderr, "# mmap: %s\n", strerror(-ret));
+		return ret;
+	}
+	if (pipe(go))
+		return -errno;
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		close(go[1]);
+		syscall_child(go[0]);
+	}
+	close(go[0]);
+	memset(&pa, 0, sizeof(pa));
+	pa.pm_caps = caps;
+	pa.pm_cpu = PMC_CPU_ANY;
+	pa.pm_class = hwclass;
+	pa.pm_ev = PMC_EV_RAW;
+	pa.pm_flags = PMC_F_CALLCHAIN | flags;
+	pa.pm_mode = PMC_MODE_TS;
+	pa.pm_count = 100000;
+	pa.pm_md.pm_type = PERF_TYPE_RAW;
+	pa.pm_md.pm_config = RAW_EVENT;
+	ret = smp_ioctl(fd, PMC_IOC_PMCALLOCATE, &pa);
+	if (ret)
+		fprintf(stderr, "# PMCALLOCATE: %s\n", strerror(-ret));
+	if (!ret) {
+		ret = smp_attach(fd, pa.pm_pmcid, pid);
+		if (ret)
+			fprintf(stderr, "# PMCATTACH: %s\n", strerror(-ret));
+	}
+	if (!ret) {
+		ret = smp_simple(fd, PMC_IOC_PMCSTART, pa.pm_pmcid);
+		if (ret)
+			fprintf(stderr, "# PMCSTART: %s\n", strerror(-ret));
+	}
+	if (write(go[1], "g", 1) != 1 && !ret)
+		ret = -EIO;
+	close(go[1]);
+	waitpid(pid, &st, 0);
+	if (ret)
+		return ret;
+	ret = smp_flushlog(fd);
+	smp_ring_drain(&r, &b);
+	smp_ring_unmap(&r);
+	if (!smp_check_stream(&b, &si))
+		return -EBADMSG;
+	smp_for_each_rec(h, &b, off) {
+		const struct pmclog_callchain *cc = (const void *)h;
+		unsigned int i, npc = (smp_rec_len(h) - sizeof(*cc)) / 8;
+		bool kernel = false;
+
+		if (smp_rec_type(h) != PMCLOG_TYPE_CALLCHAIN)
+			continue;
+		ks->samples++;
+		if (!PMC_CALLCHAIN_CPUFLAGS_TO_USERMODE(cc->pl_cpuflags))
+			ks->kernel_samples++;
+		for (i = 0; i < npc; i++) {
+			if (cc->pl_pc[i] >= KERNEL_START) {
+				ks->kernel_addrs++;
+				kernel = true;
+			} else if (kernel && cc->pl_pc[i]) {
+				ks->user_after_kernel++;
+				kernel = false;
+			}
+			if (cc->pl_pc[i] >= child_range[0] &&
+			    cc->pl_pc[i] < child_range[1])
+				ks->child_frames++;
+		}
+	}
+	smp_buf_free(&b);
+	return ret;
+}
+
+/* A privileged owner: kernel frames, then the user ones with USERCALLCHAIN. */
+TEST_F(nmi, usercallchain_follows_the_kernel_frames)
+{
+	uint64_t child[2];
+	struct kstats ks;
+
+	RETURN_IF_SKIPPED();
+	ASSERT_EQ(0, smp_func_range("syscall_child", (void *)syscall_child,
+				    &child[0], &child[1]));
+	ASSERT_EQ(0, sample_syscalls(self->fd, self->hwclass,
+				     PMC_CAP_INTERRUPT | PMC_CAP_USER |
+				     PMC_CAP_SYSTEM, PMC_F_USERCALLCHAIN,
+				     child, &ks));
+	TH_LOG("%llu samples, %llu in the kernel, %llu kernel addresses, %llu user parts, %llu frames in syscall_child",
+	       (unsigned long long)ks.samples,
+	       (unsigned long long)ks.kernel_samples,
+	       (unsigned long long)ks.kernel_addrs,
+	       (unsigned long long)ks.user_after_kernel,
+	       (unsigned long long)ks.child_frames);
+	EXPECT_LT(100, ks.samples);
+	EXPECT_LT(ks.samples / 4, ks.kernel_samples);
+	/* Every kernel chain goes on into user space (a quarter is kept). */
+	EXPECT_EQ(ks.kernel_samples, ks.user_after_kernel);
+	EXPECT_LE(ks.samples / 2, ks.child_frames);
+}
+
+/*
+ * uid 65534 with perf_event_paranoid > 1 samples its own child: user mode
+ * only (PMC_CAP_USER). The test PMU's NMIs also interrupt the child in the
+ * kernel, and those samples are given as the user state the kernel was
+ * entered from: no kernel address ever, callchains still complete.
+ */
+TEST_F(nmi, unprivileged_owner_sees_no_kernel_address)
+{
+	struct stat st0;
+	uint64_t child[2];
+	int res[2], st;
+	struct kstats ks;
+	pid_t pid;
+	int ret;
+
+	RETURN_IF_SKIPPED();
+	ASSERT_EQ(0, smp_func_range("syscall_child", (void *)syscall_child,
+				    &child[0], &child[1]));
+	ASSERT_EQ(0, stat(PMC_DEVICE_PATH, &st0));
+	ASSERT_EQ(0, chmod(PMC_DEVICE_PATH, 0666));
+	ASSERT_EQ(0, pipe(res));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		int fd;
+
+		/* Dumpable again after setuid: its child may be attached to. */
+		if (setgid(65534) || setuid(65534) ||
+		    prctl(PR_SET_DUMPABLE, 1, 0, 0, 0))
+			_exit(2);
+		fd = smp_open();
+		ret = fd < 0 ? fd :
+		      sample_syscalls(fd, self->hwclass,
+				      PMC_CAP_INTERRUPT | PMC_CAP_USER, 0,
+				      child, &ks);
+		if (write(res[1], &ret, sizeof(ret)) != sizeof(ret) ||
+		    write(res[1], &ks, sizeof(ks)) != sizeof(ks))
+			_exit(3);
+		_exit(0);
+	}
+	close(res[1]);
+	ASSERT_EQ(sizeof(ret), read(res[0], &ret, sizeof(ret)));
+	ASSERT_EQ(sizeof(ks), read(res[0], &ks, sizeof(ks)));
+	waitpid(pid, &st, 0);
+	chmod(PMC_DEVICE_PATH, st0.st_mode & 07777);
+	ASSERT_EQ(0, ret) TH_LOG("uid 65534: %s", strerror(-ret));
+	TH_LOG("%llu samples, %llu kernel-mode, %llu kernel addresses, %llu frames in syscall_child",
+	       (unsigned long long)ks.samples,
+	       (unsigned long long)ks.kernel_samples,
+	       (unsigned long long)ks.kernel_addrs,
+	       (unsigned long long)ks.child_frames);
+	EXPECT_LT(100, ks.samples);
+	EXPECT_EQ(0, ks.kernel_samples);
+	EXPECT_EQ(0, ks.kernel_addrs);
+	EXPECT_LE(ks.samples / 2, ks.child_frames);
 }
 
 TEST_HARNESS_MAIN
