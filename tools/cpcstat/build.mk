@@ -15,7 +15,7 @@ CPCSTAT_HDRS := $(wildcard $(CPCSTAT_DIR)/*.h) $(wildcard $(TOP)/include/uapi/pm
 # Parsing, formatting and the report: no /dev/pmc needed, unit-tested on the host.
 CPCSTAT_PURE := spec caps out strpool symbols profile report_out flame recspec
 # The modes, on top of libcpc and libpmc.
-CPCSTAT_MODES := main signals caps_cpc cpu track record report mapsnap
+CPCSTAT_MODES := main signals caps_cpc cpu track track_count track_trace record report mapsnap
 CPCSTAT_OBJS := $(addprefix $(CPCSTAT_OBJDIR)/obj/,$(addsuffix .o,$(CPCSTAT_PURE) $(CPCSTAT_MODES)))
 CPCSTAT_CFLAGS := $(USER_CFLAGS) -I$(TOP)/libcpc -I$(TOP)/libpmc
 CPCSTAT_LIBS := -ldw -lelf -lpfm -lpthread
