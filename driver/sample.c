@@ -200,6 +200,8 @@ void pmc_sample_overflow(struct perf_event *event,
 	this_cpu_dec(pmc_sample_rings.nest);
 
 	atomic64_inc(&pmc_stats.intr_processed);
+	pmc_dbg(PMC_DBG_SAMPLING, PMC_DBG_INTR, pm->id, s->tid,
+		smp_processor_id(), s->npc);
 	irq_work_queue(&ring->work);
 	return;
 
@@ -235,6 +237,8 @@ static void pmc_sample_stage(struct pmc_sample *s)
 	cc->pl_cpuflags = s->cpuflags;
 	memcpy(cc->pl_pc, s->pc, npc * sizeof(cc->pl_pc[0]));
 	pmc_log_end(&rsv);
+	pmc_dbg(PMC_DBG_SAMPLING, PMC_DBG_SAMPLE, s->pmcid, s->tid,
+		PMC_CALLCHAIN_CPUFLAGS_TO_CPU(s->cpuflags), npc);
 }
 
 /*
