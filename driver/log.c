@@ -182,6 +182,9 @@ static void pmc_log_state_release(struct kref *ref)
 	struct pmc_log_state *log = container_of(ref, struct pmc_log_state,
 						 ref);
 
+	/* A stager holding a reference may have kicked after the owner left. */
+	irq_work_sync(&log->kick);
+	cancel_delayed_work_sync(&log->pub_work);
 	pmc_log_pool_destroy(log);
 	free_percpu(log->cpu);
 	put_pid(log->owner_tgid);

@@ -158,25 +158,6 @@ FIXTURE_TEARDOWN(nmi)
 		close(self->fd);
 }
 
-static int64_t alloc_hw_ss(int fd, unsigned int hwclass, int cpu)
-{
-	struct pmc_op_pmcallocate pa;
-	int ret;
-
-	memset(&pa, 0, sizeof(pa));
-	pa.pm_caps = PMC_CAP_INTERRUPT | PMC_CAP_USER | PMC_CAP_SYSTEM;
-	pa.pm_cpu = cpu;
-	pa.pm_class = hwclass;
-	pa.pm_ev = PMC_EV_RAW;
-	pa.pm_flags = PMC_F_CALLCHAIN;
-	pa.pm_mode = PMC_MODE_SS;
-	pa.pm_count = NMI_PERIOD;
-	pa.pm_md.pm_type = PERF_TYPE_RAW;
-	pa.pm_md.pm_config = RAW_EVENT;
-	ret = smp_ioctl(fd, PMC_IOC_PMCALLOCATE, &pa);
-	return ret ? ret : (int64_t)pa.pm_pmcid;
-}
-
 TEST_F(nmi, a_million_nmi_samples_read_while_written)
 {
 	struct nmi_reader rd = { .fd = self->fd, .r = &self->r };
@@ -194,7 +175,9 @@ TEST_F(nmi, a_million_nmi_samples_read_while_written)
 		ncpu = 64;
 	ASSERT_EQ(0, mlockall(MCL_CURRENT | MCL_FUTURE));
 	for (i = 0; i < ncpu; i++) {
-		ids[i] = alloc_hw_ss(self->fd, self->hwclass, i);
+		ids[i] = smp_alloc_ext(self->fd, self->hwclass, PMC_MODE_SS, i,
+				       PERF_TYPE_RAW, RAW_EVENT, NMI_PERIOD,
+				       PMC_F_CALLCHAIN, NULL, NULL);
 		ASSERT_LE(0, ids[i]) TH_LOG("CPU %d: %s", i, strerror(-ids[i]));
 	}
 	ASSERT_EQ(0, smp_stats(self->fd, &ds0));
@@ -293,16 +276,21 @@ struct kstats {
  * test PMU through @fd (callchains, @flags more, @caps), and sort the
  * samples out. 0 or -errno.
  */
+static void set_caps(struct pmc_op_pmcallocate *pa, const void *arg)
+{
+	pa->pm_caps = *(const uint32_t *)arg;
+}
+
 static int sample_syscalls(int fd, unsigned int hwclass, uint32_t caps,
 			   uint32_t flags, const uint64_t child_range[2],
 			   struct kstats *ks)
 {
-	struct pmc_op_pmcallocate pa;
 	struct smp_stream_info si;
 	const struct pmclog_header *h;
 	struct smp_buf b = {};
 	struct smp_ring r;
 	int go[2], ret, st;
+	int64_t id;
 	size_t off;
 	pid_t pid;
 
@@ -322,26 +310,19 @@ static int sample_syscalls(int fd, unsigned int hwclass, uint32_t caps,
 		syscall_child(go[0]);
 	}
 	close(go[0]);
-	memset(&pa, 0, sizeof(pa));
-	pa.pm_caps = caps;
-	pa.pm_cpu = PMC_CPU_ANY;
-	pa.pm_class = hwclass;
-	pa.pm_ev = PMC_EV_RAW;
-	pa.pm_flags = PMC_F_CALLCHAIN | flags;
-	pa.pm_mode = PMC_MODE_TS;
-	pa.pm_count = 100000;
-	pa.pm_md.pm_type = PERF_TYPE_RAW;
-	pa.pm_md.pm_config = RAW_EVENT;
-	ret = smp_ioctl(fd, PMC_IOC_PMCALLOCATE, &pa);
+	id = smp_alloc_ext(fd, hwclass, PMC_MODE_TS, PMC_CPU_ANY, PERF_TYPE_RAW,
+			   RAW_EVENT, 100000, PMC_F_CALLCHAIN | flags,
+			   set_caps, &caps);
+	ret = id < 0 ? id : 0;
 	if (ret)
 		fprintf(stderr, "# PMCALLOCATE: %s\n", strerror(-ret));
 	if (!ret) {
-		ret = smp_attach(fd, pa.pm_pmcid, pid);
+		ret = smp_attach(fd, id, pid);
 		if (ret)
 			fprintf(stderr, "# PMCATTACH: %s\n", strerror(-ret));
 	}
 	if (!ret) {
-		ret = smp_simple(fd, PMC_IOC_PMCSTART, pa.pm_pmcid);
+		ret = smp_simple(fd, PMC_IOC_PMCSTART, id);
 		if (ret)
 			fprintf(stderr, "# PMCSTART: %s\n", strerror(-ret));
 	}

@@ -105,56 +105,77 @@ static inline int smp_stats(int fd, struct pmc_op_getdriverstats *ds)
 }
 
 /*
- * Allocate a SOFT PMC counting perf software event @config (a sampling
- * one with @period in a sampling @mode). Its id, or -errno.
+ * Allocate a PMC of @class counting perf event @type/@config in user and
+ * kernel mode: on @cpu in the system modes (PMC_CPU_ANY in the virtual
+ * ones), with sampling period or initial count @count. Its id, or -errno.
+ * smp_alloc_ext() lets the caller complete the request first (@pa is
+ * zeroed and filled, then @ext is called on it).
  */
-static inline int64_t smp_alloc_soft(int fd, uint32_t mode, uint32_t cpu,
-				     uint64_t config, uint64_t period,
-				     uint32_t flags)
-{
-	struct pmc_op_pmcallocate pa;
-	int ret;
-
-	memset(&pa, 0, sizeof(pa));
-	pa.pm_caps = PMC_CAP_INTERRUPT | PMC_CAP_USER | PMC_CAP_SYSTEM;
-	pa.pm_cpu = cpu;
-	pa.pm_class = PMC_CLASS_SOFT;
-	pa.pm_ev = PMC_EV_SOFT_FIRST + config;
-	pa.pm_flags = flags;
-	pa.pm_mode = mode;
-	pa.pm_count = period;
-	pa.pm_md.pm_type = PERF_TYPE_SOFTWARE;
-	pa.pm_md.pm_config = config;
-	ret = smp_ioctl(fd, PMC_IOC_PMCALLOCATE, &pa);
-	return ret ? ret : (int64_t)pa.pm_pmcid;
-}
-
-/*
- * Allocate a counting (TC) SOFT PMC of event @config with initial value
- * @count, in set @group, signalling @signo on overflow if @flags has
- * PMC_F_OVF_SIGNAL. Its id, or -errno.
- */
-static inline int64_t smp_alloc_tc(int fd, uint64_t config, uint64_t count,
-				   uint32_t flags, uint32_t group,
-				   uint32_t signo)
+static inline int64_t smp_alloc_ext(int fd, uint32_t class, uint32_t mode,
+				    uint32_t cpu, uint32_t type,
+				    uint64_t config, uint64_t count,
+				    uint32_t flags,
+				    void (*ext)(struct pmc_op_pmcallocate *pa,
+						const void *arg),
+				    const void *arg)
 {
 	struct pmc_op_pmcallocate pa;
 	int ret;
 
 	memset(&pa, 0, sizeof(pa));
 	pa.pm_caps = PMC_CAP_USER | PMC_CAP_SYSTEM;
-	pa.pm_cpu = PMC_CPU_ANY;
-	pa.pm_class = PMC_CLASS_SOFT;
-	pa.pm_ev = PMC_EV_SOFT_FIRST + config;
+	if (PMC_IS_SAMPLING_MODE(mode))
+		pa.pm_caps |= PMC_CAP_INTERRUPT;
+	pa.pm_cpu = PMC_IS_SYSTEM_MODE(mode) ? cpu : PMC_CPU_ANY;
+	pa.pm_class = class;
+	pa.pm_ev = type == PERF_TYPE_SOFTWARE ? PMC_EV_SOFT_FIRST + config :
+		   PMC_EV_RAW;
 	pa.pm_flags = flags;
-	pa.pm_mode = PMC_MODE_TC;
+	pa.pm_mode = mode;
 	pa.pm_count = count;
-	pa.pm_group = group;
-	pa.pm_signo = signo;
-	pa.pm_md.pm_type = PERF_TYPE_SOFTWARE;
+	pa.pm_md.pm_type = type;
 	pa.pm_md.pm_config = config;
+	if (ext)
+		ext(&pa, arg);
 	ret = smp_ioctl(fd, PMC_IOC_PMCALLOCATE, &pa);
 	return ret ? ret : (int64_t)pa.pm_pmcid;
+}
+
+/* A SOFT PMC of perf software event @config (sampling: @period). */
+static inline int64_t smp_alloc_soft(int fd, uint32_t mode, uint32_t cpu,
+				     uint64_t config, uint64_t period,
+				     uint32_t flags)
+{
+	return smp_alloc_ext(fd, PMC_CLASS_SOFT, mode, cpu, PERF_TYPE_SOFTWARE,
+			     config, period, flags, NULL, NULL);
+}
+
+struct smp_set {
+	uint32_t group;
+	uint32_t signo;
+};
+
+static inline void smp_set_ext(struct pmc_op_pmcallocate *pa, const void *arg)
+{
+	const struct smp_set *set = arg;
+
+	pa->pm_group = set->group;
+	pa->pm_signo = set->signo;
+}
+
+/*
+ * A counting (TC) SOFT PMC of event @config with initial value @count, in
+ * set @group, signalling @signo on overflow if @flags has PMC_F_OVF_SIGNAL.
+ */
+static inline int64_t smp_alloc_tc(int fd, uint64_t config, uint64_t count,
+				   uint32_t flags, uint32_t group,
+				   uint32_t signo)
+{
+	struct smp_set set = { .group = group, .signo = signo };
+
+	return smp_alloc_ext(fd, PMC_CLASS_SOFT, PMC_MODE_TC, PMC_CPU_ANY,
+			     PERF_TYPE_SOFTWARE, config, count, flags,
+			     smp_set_ext, &set);
 }
 
 static inline int smp_attach_flags(int fd, uint32_t id, pid_t pid,
