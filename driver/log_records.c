@@ -2,7 +2,7 @@
 /*
  * log_records.c - the record emitters the core calls at hwpmc's logging
  * points (pmc_log.h): PMCALLOCATE(DYN), PMCATTACH, PMCDETACH, PROCCSW,
- * PROCEXIT, PROCFORK, SYSEXIT.
+ * PROCEXIT, PROCFORK, SYSEXIT, and the Linux SNAPSHOT.
  *
  * Process-context emitters stage their record and publish at once, so the
  * record precedes the samples that may follow. Scheduler-hook emitters
@@ -221,5 +221,25 @@ void pmc_log_sysexit(struct pmc_owner *po, pid_t pid)
 	if (!s)
 		return;
 	s->pl_pid = pid;
+	pmc_log_end(&rsv);
+}
+
+void pmc_log_snapshot(struct pmc_owner *po, struct pmc_obj *pm, u32 cpu,
+		      pid_t tid, u64 value, u64 tsc)
+{
+	struct pmc_log_state *log = pmc_log_of(po);
+	struct pmclog_snapshot *r;
+	struct pmc_log_rsv rsv;
+
+	if (!log)
+		return;
+	r = pmc_log_begin(log, PMCLOG_TYPE_SNAPSHOT, sizeof(*r), tsc, &rsv);
+	if (!r)
+		return;
+	r->pl_pmcid = pm->id;
+	r->pl_group = pm->group;
+	r->pl_cpu = cpu;
+	r->pl_tid = tid;
+	r->pl_value = value;
 	pmc_log_end(&rsv);
 }

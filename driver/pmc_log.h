@@ -67,6 +67,15 @@ void pmc_log_procexec(struct pmc_owner *po, struct pmc_obj *pm,
 		      struct task_struct *task);
 
 /*
+ * A SNAPSHOT record (PMC_F_SNAPSHOT): @pm's @value, counted on @cpu (by
+ * thread @tid, 0 for system scope), at @tsc (CLOCK_MONOTONIC ns, shared by
+ * the records of one set). Any context but NMI (hrtimer, sched_switch with
+ * the rq lock held, process); stages only.
+ */
+void pmc_log_snapshot(struct pmc_owner *po, struct pmc_obj *pm, u32 cpu,
+		      pid_t tid, u64 value, u64 tsc);
+
+/*
  * The overflow handler of every sampling kernel counter; its
  * overflow_handler_context is the struct pmc_obj. NMI context on x86
  * hardware, hard IRQ for hrtimer software events, inline for others.

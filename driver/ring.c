@@ -208,6 +208,7 @@ int pmc_ring_mmap(struct pmc_file *pf, struct vm_area_struct *vma)
 
 	if (!pmc_file_is_opener(pf))
 		return -EPERM;
+	/* Offset 0: the ring. The self-read pages of ring.h are not served yet. */
 	if (vma->vm_pgoff != 0) {
 		pr_debug_ratelimited("mmap: offset %lu pages is no mapping\n",
 				     vma->vm_pgoff);
