@@ -54,6 +54,7 @@ struct sampler {
 	uint64_t *accum_tick;
 	hrtime_t last;			/* hrtime of the latest sample */
 	int cur;			/* set bound now, -1 if none */
+	bool bound;			/* bound at least once: its totals count */
 	volatile bool soaking;		/* -s: the bound set is system-only */
 	pthread_t soaker;
 	bool has_soaker;
@@ -142,6 +143,7 @@ static int bind_set(struct sampler *s, int k)
 		return -1;
 	}
 	s->cur = k;
+	s->bound = true;
 	s->soaking = spec_system_only(&sh->o->c.specs[k]);
 	return 0;
 }
@@ -523,7 +525,13 @@ static int run(struct cpu_opts *o, cpc_t *cpc)
 		if (ss[i].failed)
 			ret = 1;
 	}
-	print_totals(&sh, ss, (unsigned int)n);
+	/* No total line when no CPU could count at all (an error said why). */
+	for (int i = 0; i < n; i++) {
+		if (ss[i].bound) {
+			print_totals(&sh, ss, (unsigned int)n);
+			break;
+		}
+	}
 	{
 		/* The samplers' wake-ups must not reach the default action. */
 		struct timespec zero = { 0, 0 };

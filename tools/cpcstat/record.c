@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -249,6 +250,40 @@ static int add_id(struct record *r, pmc_id_t id)
 	return 0;
 }
 
+/* Does SPEC choose the modes itself ("usr" or "os" qualifier)? */
+static bool names_modes(const char *spec)
+{
+	for (const char *q = strchr(spec, ','); q; q = strchr(q + 1, ',')) {
+		size_t n = strcspn(q + 1, ",");
+
+		if ((n == 3 && strncasecmp(q + 1, "usr", 3) == 0) ||
+		    (n == 2 && strncasecmp(q + 1, "os", 2) == 0))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Sampling the kernel too needs privilege (perf's paranoid rules): where it
+ * was refused and the user did not choose the modes, sample user mode only,
+ * as perf record does. True if *SPEC was changed to retry.
+ */
+static bool user_only_retry(const struct record *r, const char **spec, char *buf, size_t len)
+{
+	static bool told;
+	size_t n = strlen(*spec);
+
+	if ((errno != EPERM && errno != EACCES) || names_modes(*spec) || n + 5 > len)
+		return false;
+	memmove(buf, *spec, n);	/* *SPEC may be BUF itself */
+	memcpy(buf + n, ",usr", 5);
+	*spec = buf;
+	if (!told)
+		fprintf(stderr, "%s: sampling user mode only (the kernel needs privilege)\n", r->prog);
+	told = true;
+	return true;
+}
+
 static int allocate(struct record *r)
 {
 	/* -g: whole stacks, the user part of kernel samples too. */
@@ -288,7 +323,9 @@ static int allocate(struct record *r)
 					goto fail;
 				}
 			} else if (pmc_allocate(spec, PMC_MODE_TS, flags, (int)PMC_CPU_ANY, &id, period)) {
-				goto fail;
+				if (!user_only_retry(r, &spec, buf, sizeof(buf)) ||
+				    pmc_allocate(spec, PMC_MODE_TS, flags, (int)PMC_CPU_ANY, &id, period))
+					goto fail;
 			}
 			if (add_id(r, id))
 				goto fail;

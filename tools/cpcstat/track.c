@@ -10,7 +10,9 @@
  * cpc_bind_pctx() on a pctx_capture() handle naming its process
  * (track_count.c). This file: options, the run loop, ticks, the end.
  */
+#include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -176,7 +178,7 @@ static int parse_args(struct track *t, const struct cpu_caps *caps, int argc, ch
 static int run(struct track *t)
 {
 	sigset_t set, old;
-	int ret = 0;
+	int ret = 0, r;
 
 	/* Signals are taken with sigtimedwait in the loop. */
 	sigemptyset(&set);
@@ -184,18 +186,23 @@ static int run(struct track *t)
 	cpcstat_stop_signals(&set);
 	sigprocmask(SIG_BLOCK, &set, &old);
 
+	if (t->attach_pid && kill(t->attach_pid, 0) && errno == ESRCH) {
+		fprintf(stderr, "%s: failed to capture pid %d\n", t->c.prog, (int)t->attach_pid);
+		ret = 1;
+		goto out;
+	}
 	if (!t->c.notitle)
 		out_title(&t->c.out, &t->c.specs[0]);
 	fflush(t->c.out.fp);
-	if (t->attach_pid) {
-		if (track_capture(t, t->attach_pid)) {
-			fprintf(stderr, "%s: failed to capture pid %d\n", t->c.prog, (int)t->attach_pid);
-			track_release_all(t, 0);
-			ret = 1;
-			goto out;
-		}
-	} else if (track_start_command(t)) {
-		fprintf(stderr, "%s: failed to start program '%s'\n", t->c.prog, t->argv[0]);
+	r = t->attach_pid ? track_capture(t, t->attach_pid) : track_start_command(t);
+	if (r) {
+		if (r == -1 && t->attach_pid)
+			fprintf(stderr, "%s: failed to capture pid %d\n", t->c.prog,
+				(int)t->attach_pid);
+		else if (r == -1)
+			fprintf(stderr, "%s: failed to start program '%s'\n", t->c.prog,
+				t->argv[0]);
+		track_release_all(t, 0);
 		ret = 1;
 		goto out;
 	}

@@ -81,6 +81,7 @@ void track_drop_proc(struct track *t, struct proc *p);
 /* track_trace.c: following the processes with ptrace. */
 void track_on_stop(struct track *t, pid_t tid, int status);
 void track_on_gone(struct track *t, pid_t tid);
+/* Both: 0, -1 (the caller says it failed) or -2 (a bind failed and said so). */
 int track_start_command(struct track *t);
 int track_capture(struct track *t, pid_t pid);
 void track_release_all(struct track *t, int sig);

@@ -306,8 +306,19 @@ int track_start_command(struct track *t)
 			return -1;
 		}
 		if (status >> 16 == PTRACE_EVENT_EXEC) {
+			struct lwp *l;
+
 			on_exec(t, p, pid);
-			return lwp_find(t, pid) ? 0 : -1;
+			l = lwp_find(t, pid);
+			if (l && l->cur >= 0)
+				return 0;
+			/* Not counted (init_lwp said why): the command does not run. */
+			kill(pid, SIGKILL);
+			/* It may still stop at its exit event: let it go on dying. */
+			while (waitpid(pid, &status, __WALL) == pid && WIFSTOPPED(status))
+				resume(pid, 0);
+			track_drop_proc(t, p);
+			return l ? -2 : -1;
 		}
 		resume(pid, (status >> 16) ? 0 : (WSTOPSIG(status) == SIGCONT ||
 						 WSTOPSIG(status) == SIGSTOP) ? 0 : WSTOPSIG(status));
@@ -321,11 +332,16 @@ int track_capture(struct track *t, pid_t pid)
 	bool found = true;
 	char path[64];
 
+	struct lwp *first;
+
 	if (!p || ptrace(PTRACE_SEIZE, pid, NULL, (void *)trace_options(t)))
 		return -1;
-	if (!init_lwp(t, p, pid))
+	first = init_lwp(t, p, pid);
+	if (!first)
 		return -1;
-	lwp_find(t, pid)->started = true;
+	first->started = true;
+	if (first->cur < 0)
+		return -2;	/* not counted: init_lwp said why */
 	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
 	while (found) {
 		DIR *d = opendir(path);
