@@ -12,7 +12,8 @@ names=("title line" "tick and exit lines" "exit line counts the task-clock of th
 	"task-clock agrees with perf stat within 2%" "threads: lwp_create and lwp_exit lines"
 	"-f: fork line and the child's lines" "-e: exec lines" "-p attaches, -N stops"
 	"-o writes the file" "-x CSV" "--json lines" "SIGINT prints totals, exits 130"
-	"bad spec: one line, usage, exit 2" "no command nor pid: usage, exit 2")
+	"bad spec: one line, usage, exit 2" "no command nor pid: usage, exit 2"
+	"unprivileged: counts its own command")
 need_binaries || skip_all "build/tools/cpcstat not built" "${names[@]}"
 if ! probe=$("$CPUTRACK" -T 0 -c task-clock /bin/true 2>&1) || echo "$probe" | grep -q "can't bind"; then
 	skip_all "cpc_bind_pctx does not work yet: $(echo "$probe" | grep -m1 -E "cputrack|init_lwp")" "${names[@]}"
@@ -113,4 +114,17 @@ check "${names[12]}" '[ $rc -eq 2 ] && [ "$(echo "$out" | head -n 1)" = "cputrac
 
 out=$("$CPUTRACK" -c task-clock 2>&1); rc=$?
 check "${names[13]}" '[ $rc -eq 2 ] && echo "$out" | grep -q "^	cputrack \[-T secs\]"' "$out"
+
+# As nobody, with /dev/pmc opened up for the test (restored after).
+if command -v setpriv > /dev/null; then
+	mode=$(stat -c %a /dev/pmc)
+	chmod 0666 /dev/pmc
+	out=$(setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$CPUTRACK" -T 0 -c task-clock "$PROGS/spin" 0.5 2>&1); rc=$?
+	chmod "$mode" /dev/pmc
+	check "${names[14]}" '[ $rc -eq 0 ] && echo "$out" | tail -n 1 | grep -qE "^$T $lwp1       exit $V \$" &&
+		[ "$(echo "$out" | tail -n 1 | awk "{ print (\$4 > 4e8) }")" = 1 ]' "$out (rc $rc)"
+else
+	skip "${names[14]}" "no setpriv"
+fi
 finish
