@@ -16,6 +16,9 @@ export PMC_VM_DIR ?= $(BUILD)/vm
 # passed on to the guest when set.
 VM_INSMOD ?=
 VM_ARGS ?=
+# Hard limit for the whole VM suite (pmc-vm --timeout): well above its few
+# minutes on a loaded 2-CPU machine, well below CI's hour.
+VM_CHECK_TIMEOUT ?= 1200
 
 CHECK_STEPS += vm-check
 
@@ -38,7 +41,7 @@ vm-check: module
 	rm -f $$tap $$res; \
 	$(MAKE) --no-print-directory -k selftests || \
 		echo "not ok - vm: some selftests did not build (make -k selftests failed)" | tee $$tap; \
-	$(PMC_VM) --log $(BUILD)/vm/check-console.log --result $$res \
+	$(PMC_VM) --log $(BUILD)/vm/check-console.log --result $$res --timeout $(VM_CHECK_TIMEOUT) \
 		$(addprefix --insmod ,$(VM_INSMOD)) \
 		$(if $(PMC_TEST_TIMEOUT),--env PMC_TEST_TIMEOUT=$(PMC_TEST_TIMEOUT)) \
 		$(VM_ARGS) -- selftests/run-all | tee -a $$tap; \
