@@ -22,11 +22,14 @@
 
 /* ------------------------------------------------------------ objects */
 
+atomic_t pmc_live[PMC_LIVE_NKINDS];
+
 void pmc_obj_put(struct pmc_obj *pm)
 {
 	if (!refcount_dec_and_test(&pm->refs))
 		return;
 	pmc_owner_put(pm->owner);
+	atomic_dec(&pmc_live[PMC_LIVE_PMC]);
 	kfree_rcu(pm, rcu);
 }
 
@@ -291,6 +294,7 @@ static int pmc_obj_install(struct pmc_owner *po, struct pmc_obj *pm,
 			goto err_event;
 	}
 	pmc_owner_get(po);
+	atomic_inc(&pmc_live[PMC_LIVE_PMC]);
 	list_add_tail(&pm->owner_link, &po->pmcs);
 	if (pm->mode == PMC_MODE_SS)
 		WRITE_ONCE(po->nss, po->nss + 1);
@@ -711,6 +715,15 @@ err_rows:
 void pmc_core_exit(void)
 {
 	/* No file is open: every owner is gone, and no work is pending. */
+	if (WARN_ON_ONCE(atomic_read(&pmc_live[PMC_LIVE_OWNER]) ||
+			 atomic_read(&pmc_live[PMC_LIVE_PMC]) ||
+			 atomic_read(&pmc_live[PMC_LIVE_TARGET]) ||
+			 atomic_read(&pmc_live[PMC_LIVE_THREAD])))
+		pr_err("leaked %d owners, %d PMCs, %d targets, %d threads\n",
+		       atomic_read(&pmc_live[PMC_LIVE_OWNER]),
+		       atomic_read(&pmc_live[PMC_LIVE_PMC]),
+		       atomic_read(&pmc_live[PMC_LIVE_TARGET]),
+		       atomic_read(&pmc_live[PMC_LIVE_THREAD]));
 	pmc_sampling_exit();
 	pmc_hooks_exit();
 	pmc_target_exit();

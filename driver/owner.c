@@ -36,6 +36,7 @@ void pmc_owner_put(struct pmc_owner *po)
 	if (!refcount_dec_and_test(&po->refs))
 		return;
 	put_pid(po->tgid);
+	atomic_dec(&pmc_live[PMC_LIVE_OWNER]);
 	kfree_rcu(po, rcu);
 }
 
@@ -72,6 +73,7 @@ static struct pmc_owner *pmc_owner_create(struct pmc_file *pf)
 	INIT_LIST_HEAD(&po->pmcs);
 	refcount_set(&po->refs, 1);	/* the file's */
 	init_task_work(&po->exit_work, pmc_owner_exit_work);
+	atomic_inc(&pmc_live[PMC_LIVE_OWNER]);
 
 	spin_lock(&pmc_owners_lock);
 	list_add_tail_rcu(&po->link, &pmc_owners);

@@ -103,6 +103,14 @@ struct hlist_head *pmc_proc_bucket(const struct pid *pid);
 #define pmc_for_each_thr_rcu(thr, tsk) \
 	hlist_for_each_entry_rcu(thr, pmc_thr_bucket(tsk), hnode)
 
+/*
+ * Live objects of each kind, for the leak check at module unload (every
+ * one is gone by then: files hold the module, works hold the module).
+ */
+enum pmc_obj_kind { PMC_LIVE_OWNER, PMC_LIVE_PMC, PMC_LIVE_TARGET,
+		    PMC_LIVE_THREAD, PMC_LIVE_NKINDS };
+extern atomic_t pmc_live[PMC_LIVE_NKINDS];
+
 /* owner.c */
 extern spinlock_t pmc_owners_lock;
 void pmc_owner_teardown(struct pmc_owner *po);

@@ -4,8 +4,8 @@
  * module: sched_process_fork, sched_process_exec and sched_process_exit
  * while any owner exists (owner exit, targets' fork/exec/exit, the records
  * of system-sampling owners), and sched_switch while any process-mode PMC
- * with PMC_F_LOG_PROCCSW exists. An idle driver costs the scheduler
- * nothing.
+ * with PMC_F_LOG_PROCCSW exists (and PMC_HOOKS_LINGER after). An idle
+ * driver costs the scheduler nothing.
  *
  * The tracepoints are looked up by name with for_each_kernel_tracepoint()
  * (the __tracepoint_sched_* symbols are not exported) and attached with
@@ -23,6 +23,7 @@
 
 #include <linux/sched/signal.h>
 #include <linux/tracepoint.h>
+#include <linux/workqueue.h>
 #include <trace/events/sched.h>
 
 static struct tracepoint *pmc_tp_switch;
@@ -31,12 +32,25 @@ static struct tracepoint *pmc_tp_exec;
 static struct tracepoint *pmc_tp_exit;
 
 /*
- * pmc_hooks_lock serialises (un)registration and protects the two user
- * counts. Process context; taken inside owner and rows locks.
+ * pmc_hooks_lock serialises (un)registration and protects the user counts
+ * and registered flags. Process context; taken inside owner and rows
+ * locks.
+ *
+ * Probes stay registered for PMC_HOOKS_LINGER after their last user goes:
+ * each (un)registration live-patches hot scheduler code (static keys and
+ * static calls), which back-to-back owners (a test suite, pmcstat run in a
+ * loop) would otherwise do several times a second.
  */
+#define PMC_HOOKS_LINGER	(2 * HZ)
+
 static DEFINE_MUTEX(pmc_hooks_lock);
 static unsigned int pmc_hooks_users;	/* owners: fork/exec/exit probes */
 static unsigned int pmc_switch_users;	/* PROCCSW PMCs: sched_switch probe */
+static bool pmc_hooks_registered;
+static bool pmc_switch_registered;
+
+static void pmc_hooks_idle_fn(struct work_struct *work);
+static DECLARE_DELAYED_WORK(pmc_hooks_idle, pmc_hooks_idle_fn);
 
 /* sched_switch: prev is still current, IRQs off, rq lock held. */
 static void pmc_probe_switch(void *data, bool preempt,
@@ -136,9 +150,68 @@ int pmc_hooks_init(void)
 	return 0;
 }
 
+static int pmc_hooks_register(void)
+{
+	int ret;
+
+	ret = tracepoint_probe_register(pmc_tp_fork, pmc_probe_fork, NULL);
+	if (ret)
+		return ret;
+	ret = tracepoint_probe_register(pmc_tp_exec, pmc_probe_exec, NULL);
+	if (ret)
+		goto err_fork;
+	ret = tracepoint_probe_register(pmc_tp_exit, pmc_probe_exit, NULL);
+	if (ret)
+		goto err_exec;
+	pmc_hooks_registered = true;
+	return 0;
+
+err_exec:
+	tracepoint_probe_unregister(pmc_tp_exec, pmc_probe_exec, NULL);
+err_fork:
+	tracepoint_probe_unregister(pmc_tp_fork, pmc_probe_fork, NULL);
+	return ret;
+}
+
+/* pmc_hooks_lock held. */
+static void pmc_hooks_unregister(void)
+{
+	if (!pmc_hooks_registered)
+		return;
+	tracepoint_probe_unregister(pmc_tp_exit, pmc_probe_exit, NULL);
+	tracepoint_probe_unregister(pmc_tp_exec, pmc_probe_exec, NULL);
+	tracepoint_probe_unregister(pmc_tp_fork, pmc_probe_fork, NULL);
+	pmc_hooks_registered = false;
+}
+
+/* pmc_hooks_lock held. */
+static void pmc_switch_hook_unregister(void)
+{
+	if (!pmc_switch_registered)
+		return;
+	tracepoint_probe_unregister(pmc_tp_switch, pmc_probe_switch, NULL);
+	pmc_switch_registered = false;
+}
+
+/* The linger time is over: unregister what nobody uses. Process context. */
+static void pmc_hooks_idle_fn(struct work_struct *work)
+{
+	mutex_lock(&pmc_hooks_lock);
+	if (!pmc_hooks_users)
+		pmc_hooks_unregister();
+	if (!pmc_switch_users)
+		pmc_switch_hook_unregister();
+	mutex_unlock(&pmc_hooks_lock);
+}
+
 void pmc_hooks_exit(void)
 {
 	WARN_ON_ONCE(pmc_hooks_users || pmc_switch_users);
+	cancel_delayed_work_sync(&pmc_hooks_idle);
+	mutex_lock(&pmc_hooks_lock);
+	pmc_hooks_unregister();
+	pmc_switch_hook_unregister();
+	mutex_unlock(&pmc_hooks_lock);
 	/* No probe runs module code once this returns. */
 	tracepoint_synchronize_unregister();
 }
@@ -148,27 +221,10 @@ int pmc_hooks_get(void)
 	int ret = 0;
 
 	mutex_lock(&pmc_hooks_lock);
-	if (pmc_hooks_users) {
+	if (!pmc_hooks_registered)
+		ret = pmc_hooks_register();
+	if (!ret)
 		pmc_hooks_users++;
-		goto out;
-	}
-	ret = tracepoint_probe_register(pmc_tp_fork, pmc_probe_fork, NULL);
-	if (ret)
-		goto out;
-	ret = tracepoint_probe_register(pmc_tp_exec, pmc_probe_exec, NULL);
-	if (ret)
-		goto err_fork;
-	ret = tracepoint_probe_register(pmc_tp_exit, pmc_probe_exit, NULL);
-	if (ret)
-		goto err_exec;
-	pmc_hooks_users = 1;
-	goto out;
-
-err_exec:
-	tracepoint_probe_unregister(pmc_tp_exec, pmc_probe_exec, NULL);
-err_fork:
-	tracepoint_probe_unregister(pmc_tp_fork, pmc_probe_fork, NULL);
-out:
 	mutex_unlock(&pmc_hooks_lock);
 	return ret;
 }
@@ -176,11 +232,8 @@ out:
 void pmc_hooks_put(void)
 {
 	mutex_lock(&pmc_hooks_lock);
-	if (!WARN_ON_ONCE(!pmc_hooks_users) && !--pmc_hooks_users) {
-		tracepoint_probe_unregister(pmc_tp_exit, pmc_probe_exit, NULL);
-		tracepoint_probe_unregister(pmc_tp_exec, pmc_probe_exec, NULL);
-		tracepoint_probe_unregister(pmc_tp_fork, pmc_probe_fork, NULL);
-	}
+	if (!WARN_ON_ONCE(!pmc_hooks_users) && !--pmc_hooks_users)
+		mod_delayed_work(system_wq, &pmc_hooks_idle, PMC_HOOKS_LINGER);
 	mutex_unlock(&pmc_hooks_lock);
 }
 
@@ -189,9 +242,11 @@ int pmc_switch_hook_get(void)
 	int ret = 0;
 
 	mutex_lock(&pmc_hooks_lock);
-	if (!pmc_switch_users)
+	if (!pmc_switch_registered) {
 		ret = tracepoint_probe_register(pmc_tp_switch,
 						pmc_probe_switch, NULL);
+		pmc_switch_registered = !ret;
+	}
 	if (!ret)
 		pmc_switch_users++;
 	mutex_unlock(&pmc_hooks_lock);
@@ -202,7 +257,6 @@ void pmc_switch_hook_put(void)
 {
 	mutex_lock(&pmc_hooks_lock);
 	if (!WARN_ON_ONCE(!pmc_switch_users) && !--pmc_switch_users)
-		tracepoint_probe_unregister(pmc_tp_switch, pmc_probe_switch,
-					    NULL);
+		mod_delayed_work(system_wq, &pmc_hooks_idle, PMC_HOOKS_LINGER);
 	mutex_unlock(&pmc_hooks_lock);
 }

@@ -88,6 +88,7 @@ static void pmc_target_put(struct pmc_target *tgt)
 		return;
 	put_pid(tgt->pid);
 	pmc_obj_put(tgt->pm);
+	atomic_dec(&pmc_live[PMC_LIVE_TARGET]);
 	kfree_rcu(tgt, rcu);
 }
 
@@ -98,6 +99,7 @@ static void pmc_thr_put(struct pmc_thr *thr)
 		return;
 	put_task_struct(thr->task);
 	pmc_target_put(thr->tgt);
+	atomic_dec(&pmc_live[PMC_LIVE_THREAD]);
 	kfree_rcu(thr, rcu);
 }
 
@@ -131,6 +133,7 @@ static struct pmc_target *pmc_target_new(struct pmc_obj *pm, struct pid *pid,
 	tgt->owner_priv = owner_priv;
 	INIT_LIST_HEAD(&tgt->threads);
 	refcount_set(&tgt->refs, 1);	/* pm->targets */
+	atomic_inc(&pmc_live[PMC_LIVE_TARGET]);
 	list_add_tail(&tgt->pm_link, &pm->targets);
 	if (!thread) {
 		spin_lock(&pmc_hash_lock);
@@ -221,6 +224,7 @@ static int pmc_thr_attach(struct pmc_target *tgt, struct task_struct *task)
 	refcount_inc(&tgt->refs);
 	thr->event = event;
 	refcount_set(&thr->refs, 1);	/* tgt->threads and the hash */
+	atomic_inc(&pmc_live[PMC_LIVE_THREAD]);
 	init_task_work(&thr->exit_work, pmc_thr_exit_work);
 	init_task_work(&thr->exec_work, pmc_thr_exec_work);
 	list_add_tail(&thr->tgt_link, &tgt->threads);

@@ -1,0 +1,269 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * unload_test.c - 50 cycles of: load pmc.ko, run processes that use PMCs
+ * of every kind (system, process with descendants and a fork loop,
+ * thread scope with inherit, a descriptor shared with a child), kill them
+ * all, unload. The module must unload every time and the slab caches the
+ * driver allocates from must not grow (and the driver's own count of live
+ * objects, checked at every unload, must be zero: a WARNING otherwise).
+ * The module is loaded again at the end, as the test found it.
+ * PMC_UNLOAD_CYCLES=N runs N cycles instead of 50 (debugging).
+ */
+#include "pmc_test.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+
+#define CYCLES		(getenv("PMC_UNLOAD_CYCLES") ? atoi(getenv("PMC_UNLOAD_CYCLES")) : 50)
+#define WARMUP		5
+#define OWNERS		3
+
+static const char *module_path(void)
+{
+	const char *p = getenv("PMC_MODULE");
+
+	return p ? p : PMC_TEST_MODULE;
+}
+
+static bool module_loaded(void)
+{
+	return access("/sys/module/pmc", F_OK) == 0;
+}
+
+static int load(void)
+{
+	return module_loaded() ? 0 : pmc_t_system("insmod %s", module_path());
+}
+
+/* rmmod, retried while the last exit work of the killed owners finishes. */
+static int unload(void)
+{
+	int i;
+
+	for (i = 0; i < 100; i++) {
+		if (!pmc_t_system("rmmod pmc 2>/dev/null"))
+			return 0;
+		usleep(50000);
+	}
+	return pmc_t_system("rmmod pmc");
+}
+
+static void *inherit_thread(void *arg)
+{
+	pthread_t t;
+
+	/* A thread made by the INHERIT thread: counted, then killed. */
+	if (arg)
+		pthread_create(&t, NULL, inherit_thread, NULL);
+	for (;;)
+		pmc_t_spin_ns(1000000);
+	return NULL;
+}
+
+/*
+ * An owner: PMCs of every kind, running, attached to itself and its
+ * descendants (a child that forks children without end, a child that
+ * holds the descriptor). It says ready and works until killed; on a setup
+ * failure it exits, and the test sees EOF instead of its byte.
+ */
+static void owner(int ready)
+{
+	uint32_t tc, sc, th, ss;
+	pthread_t t;
+	pid_t kid;
+	int fd = pmc_t_open();
+	char b = 'r';
+
+	if (fd < 0)
+		_exit(1);
+	kid = fork();
+	if (!kid) {
+		close(ready);
+		for (;;) {
+			pid_t p = fork();
+
+			if (!p) {
+				pmc_t_spin_ns(200000);
+				_exit(0);
+			}
+			if (p > 0)
+				waitpid(p, NULL, 0);
+		}
+	}
+	if (!fork()) {
+		close(ready);
+		pause();	/* holds the descriptor */
+		_exit(0);
+	}
+	if (pmc_t_alloc_soft(fd, PMC_MODE_TC, 0, PMC_T_SW_TASK_CLOCK, 0,
+			     PMC_F_DESCENDANTS, &tc) ||
+	    pmc_t_alloc_soft(fd, PMC_MODE_SC, 0, PMC_T_SW_CPU_CLOCK, 0, 0,
+			     &sc) ||
+	    pmc_t_alloc_soft(fd, PMC_MODE_TC, 0, PMC_T_SW_PAGE_FAULTS, 0, 0,
+			     &th) ||
+	    pmc_t_alloc_soft(fd, PMC_MODE_TS, 0, PMC_T_SW_CPU_CLOCK,
+			     PMC_CAP_INTERRUPT, 0, &ss) ||
+	    /* With DESCENDANTS this attaches the children made above too. */
+	    pmc_t_attach(fd, tc, 0, 0) ||
+	    pmc_t_attach(fd, th, 0,
+			 PMC_ATTACH_F_THREAD | PMC_ATTACH_F_INHERIT) ||
+	    pmc_t_attach(fd, ss, kid, 0) ||
+	    pmc_t_start(fd, tc) || pmc_t_start(fd, sc) ||
+	    pmc_t_start(fd, th) || pmc_t_start(fd, ss))
+		_exit(2);
+	pthread_create(&t, NULL, inherit_thread, &fd);
+	if (write(ready, &b, 1) != 1)
+		_exit(3);
+	for (;;)
+		pmc_t_touch_pages(4);
+}
+
+/* Start the owners, each in a process group of its own; kill them all. */
+static int run_and_kill_owners(void)
+{
+	pid_t pgid[OWNERS];
+	int p[2], i, ret = 0;
+	char b;
+
+	if (pipe(p))
+		return -errno;
+	for (i = 0; i < OWNERS; i++) {
+		pgid[i] = fork();
+		if (!pgid[i]) {
+			setpgid(0, 0);
+			close(p[0]);
+			owner(p[1]);
+		}
+		setpgid(pgid[i], pgid[i]);
+	}
+	close(p[1]);
+	for (i = 0; i < OWNERS; i++)
+		if (read(p[0], &b, 1) != 1)
+			ret = -EIO;	/* an owner failed its setup */
+	close(p[0]);
+	usleep(20000);
+	for (i = 0; i < OWNERS; i++)
+		kill(-pgid[i], SIGKILL);
+	/* We are the subreaper: every descendant comes back to us. */
+	while (wait(NULL) > 0 || errno == EINTR)
+		;
+	return ret;
+}
+
+/* Active objects of slab cache @name, from /proc/slabinfo. */
+static long slab_objects(const char *name)
+{
+	char line[512], cache[64];
+	long active = -1, n;
+	FILE *f = fopen("/proc/slabinfo", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%63s %ld", cache, &n) == 2 &&
+		    !strcmp(cache, name))
+			active = n;
+	fclose(f);
+	return active;
+}
+
+static const char * const caches[] = {
+	"kmalloc-64", "kmalloc-96", "kmalloc-128", "kmalloc-192",
+	"kmalloc-256", "kmalloc-512", "kmalloc-1k", "kmalloc-2k",
+	"perf_event", "task_struct", "pid",
+};
+
+/*
+ * Growth allowed over the measured cycles, per cache: the per-CPU slabs
+ * make the counts move by whole slabs; a leak of one object per cycle
+ * shows beyond it for the big objects, and for the small ones every cycle
+ * allocates tens of them.
+ */
+static const long slack[] = {
+	256, 256, 256, 128, 128, 64, 64, 32, 26, 10, 64,
+};
+
+/* Flush a cache's per-CPU partial slabs so its counts are close to exact. */
+static void slab_shrink(const char *name)
+{
+	char path[128];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/kernel/slab/%s/shrink", name);
+	f = fopen(path, "w");
+	if (f) {
+		fputs("1", f);
+		fclose(f);
+	}
+}
+
+static void snapshot(long *v)
+{
+	unsigned int i;
+
+	/* Let kfree_rcu() and the dying tasks' RCU frees run. */
+	sync();
+	pmc_t_sysctl_write("vm/drop_caches", "3", NULL, 0);
+	usleep(500000);
+	for (i = 0; i < sizeof(caches) / sizeof(caches[0]); i++) {
+		slab_shrink(caches[i]);
+		v[i] = slab_objects(caches[i]);
+	}
+}
+
+FIXTURE(unload) {
+	bool was_loaded;
+};
+
+FIXTURE_SETUP(unload)
+{
+	if (geteuid())
+		SKIP(return, "needs root to load and unload the module");
+	if (access(module_path(), R_OK))
+		SKIP(return, "no %s to load", module_path());
+	self->was_loaded = module_loaded();
+	ASSERT_EQ(0, prctl(PR_SET_CHILD_SUBREAPER, 1));
+}
+
+FIXTURE_TEARDOWN(unload)
+{
+	if (!geteuid() && self->was_loaded)
+		load();
+}
+
+TEST_F_TIMEOUT(unload, load_use_kill_unload_50_times_leaks_nothing, 900)
+{
+	long before[16], after[16];
+	unsigned int i;
+	int cycle;
+
+	for (cycle = 0; cycle < CYCLES; cycle++) {
+		if (cycle == WARMUP)
+			snapshot(before);
+		ASSERT_EQ(0, load());
+		ASSERT_TRUE(pmc_t_have_device());
+		ASSERT_EQ(0, run_and_kill_owners());
+		ASSERT_EQ(0, unload());
+		if (!((cycle + 1) % 10))
+			TH_LOG("%d cycles", cycle + 1);
+	}
+	snapshot(after);
+	for (i = 0; i < sizeof(caches) / sizeof(caches[0]); i++) {
+		if (before[i] < 0 || after[i] < 0)
+			continue;
+		TH_LOG("%-12s %6ld -> %6ld objects", caches[i], before[i],
+		       after[i]);
+		EXPECT_GE(slack[i], after[i] - before[i]);
+	}
+}
+
+TEST_HARNESS_MAIN
