@@ -1,0 +1,145 @@
+# SPDX-License-Identifier: GPL-2.0
+# The debug kernel and the runs on it (docs/reliability.md).
+#
+#   make debug-kernel  build a KASAN/lockdep/kmemleak/UBSAN/fault-injection
+#                      kernel from the installed linux-source tarball into
+#                      $(BUILD)/debug-kernel (x86_64_defconfig merged with
+#                      kconfig/debug.config), and pmc.ko + testpmu.ko for it
+#                      in $(BUILD)/debug-module (apart from driver/*.o).
+#                      Cached: nothing is done when nothing changed.
+#   make check-debug   boot it (tools/pmc-vm --kernel debug), run the whole VM
+#                      suite, the long fuzzer run and a kmemleak scan; fail on
+#                      any kernel report.  Not part of `make check`.
+#
+# Variables: DEBUG_KERNEL_JOBS (make -j, default: the number of CPUs),
+# DEBUG_KERNEL_NICE (default 19: the build takes idle CPU only),
+# DEBUG_FUZZ_OPS (default 1000000), DEBUG_VM_TIMEOUT (seconds, default 14400),
+# DEBUG_VM_ARGS (more pmc-vm options), DEBUG_FILTER (run-all filter).
+
+DEBUG_KERNEL := $(BUILD)/debug-kernel
+DEBUG_MODULE := $(BUILD)/debug-module
+DEBUG_KCONFIG := $(TOP)/kconfig/debug.config
+DEBUG_KERNEL_JOBS ?= $(shell nproc)
+DEBUG_KERNEL_NICE ?= 19
+DEBUG_FUZZ_OPS ?= 1000000
+DEBUG_VM_TIMEOUT ?= 14400
+DEBUG_VM_ARGS ?=
+DEBUG_FILTER ?=
+DEBUG_KMAKE = nice -n $(DEBUG_KERNEL_NICE) $(MAKE) -C $(DEBUG_KERNEL) -j$(DEBUG_KERNEL_JOBS)
+
+# Architectures other than x86 are not extracted (a third of the tarball).
+DEBUG_SKIP_ARCHES := alpha arc arm arm64 csky hexagon ia64 loongarch m68k microblaze \
+	mips nios2 openrisc parisc powerpc riscv s390 sh sparc um xtensa
+
+.PHONY: debug-kernel debug-module check-debug
+
+$(DEBUG_KERNEL)/.source:
+	@test -n "$(KSRC_TARBALL)" || { echo "error: no /usr/src/linux-source-*.tar.xz; run 'make deps'" >&2; exit 1; }
+	@mkdir -p $(DEBUG_KERNEL)
+	@echo "  EXTRACT $(KSRC_TARBALL) -> $(DEBUG_KERNEL)"
+	@nice -n $(DEBUG_KERNEL_NICE) tar -xJf $(KSRC_TARBALL) -C $(DEBUG_KERNEL) \
+		--strip-components=1 $(foreach a,$(DEBUG_SKIP_ARCHES),--exclude='*/arch/$(a)')
+	@# crypto/Kconfig sources every architecture's crypto/Kconfig (inside an
+	@# "if ARM" ...): empty files stand in for the ones not extracted.
+	@cd $(DEBUG_KERNEL) && grep -ho 'source "arch/[a-z0-9]*/crypto/Kconfig"' crypto/Kconfig | \
+		cut -d'"' -f2 | while read -r f; do \
+		[ -e "$$f" ] || { mkdir -p "$${f%/*}" && : > "$$f"; }; done
+	@touch $@
+
+# x86_64_defconfig + the fragment; every line of the fragment must survive
+# olddefconfig (a misspelt or unmet option fails here, not at boot).
+$(DEBUG_KERNEL)/.config.stamp: $(DEBUG_KERNEL)/.source $(DEBUG_KCONFIG)
+	@echo "  CONFIG  $(DEBUG_KERNEL)/.config (x86_64_defconfig + kconfig/debug.config)"
+	@$(DEBUG_KMAKE) -s x86_64_defconfig
+	@cd $(DEBUG_KERNEL) && KCONFIG_CONFIG=.config \
+		scripts/kconfig/merge_config.sh -m -O . .config $(DEBUG_KCONFIG) > .merge.log 2>&1 || \
+		{ cat .merge.log; exit 1; }
+	@$(DEBUG_KMAKE) -s olddefconfig
+	@bad=0; while read -r line; do \
+		case $$line in \
+		'# CONFIG_'*' is not set') opt=$${line#\# }; opt=$${opt%% *}; \
+			grep -q "^$$opt=" $(DEBUG_KERNEL)/.config && { echo "debug.config: $$opt is set"; bad=1; } ;; \
+		CONFIG_*=*) grep -qxF "$$line" $(DEBUG_KERNEL)/.config || \
+			{ echo "debug.config: '$$line' not in .config: $$(grep "^$${line%%=*}=" $(DEBUG_KERNEL)/.config || echo unset)"; bad=1; } ;; \
+		esac; \
+	done < $(DEBUG_KCONFIG); exit $$bad
+	@touch $@
+
+$(DEBUG_KERNEL)/.built: $(DEBUG_KERNEL)/.config.stamp
+	@echo "  BUILD   $(DEBUG_KERNEL) (-j$(DEBUG_KERNEL_JOBS), nice $(DEBUG_KERNEL_NICE)); log in $(DEBUG_KERNEL)/build.log"
+	@start=$$(date +%s); \
+	if ! $(DEBUG_KMAKE) bzImage modules > $(DEBUG_KERNEL)/build.log 2>&1; then \
+		tail -n 40 $(DEBUG_KERNEL)/build.log; exit 1; fi; \
+	rm -rf $(DEBUG_KERNEL)/modules; \
+	$(DEBUG_KMAKE) -s modules_install INSTALL_MOD_PATH=$(DEBUG_KERNEL)/modules \
+		INSTALL_MOD_STRIP=1 DEPMOD=/sbin/depmod >> $(DEBUG_KERNEL)/build.log 2>&1 || exit 1; \
+	rel=$$($(MAKE) -s -C $(DEBUG_KERNEL) kernelrelease); \
+	mkdir -p $(DEBUG_KERNEL)/modules/lib/modules/$$rel/kernel; \
+	echo "  DONE    debug kernel $$rel in $$(( $$(date +%s) - start )) s"
+	@touch $@
+
+# pmc.ko and testpmu.ko for the debug kernel, built from a copy of their
+# sources (same layout: driver/, include/, selftests/testpmu/) so that the
+# Debian-kernel objects in driver/ are never touched.
+DEBUG_MODULE_SRCS = $(shell git -C $(TOP) ls-files -co --exclude-standard -- \
+	'driver/*.[ch]' 'driver/Kbuild' 'include/uapi/*.h' 'selftests/testpmu/*.[ch]' \
+	'selftests/testpmu/Kbuild' | grep -v '\.mod\.c$$')
+DEBUG_PMC_KO := $(DEBUG_MODULE)/driver/pmc.ko
+DEBUG_TESTPMU_KO := $(DEBUG_MODULE)/selftests/testpmu/testpmu.ko
+
+$(DEBUG_PMC_KO): $(DEBUG_KERNEL)/.built $(addprefix $(TOP)/,$(DEBUG_MODULE_SRCS))
+	@mkdir -p $(DEBUG_MODULE)
+	@cd $(TOP) && rsync -a --relative $(DEBUG_MODULE_SRCS) $(DEBUG_MODULE)/
+	@# A source removed from driver/ must not stay in the copy (Kbuild takes *.c).
+	@cd $(DEBUG_MODULE) && for f in driver/*.c driver/arch/x86/*.c selftests/testpmu/*.c; do \
+		[ -e "$$f" ] || continue; case $$f in *.mod.c) continue ;; esac; \
+		[ -e "$(TOP)/$$f" ] || rm -f "$$f"; done
+	$(MAKE) -C $(DEBUG_KERNEL) M=$(DEBUG_MODULE)/driver W=1 modules
+	$(MAKE) -C $(DEBUG_KERNEL) M=$(DEBUG_MODULE)/selftests/testpmu W=1 modules
+	@touch $@
+
+$(DEBUG_TESTPMU_KO): $(DEBUG_PMC_KO)
+
+debug-module: $(DEBUG_PMC_KO)
+
+debug-kernel: $(DEBUG_KERNEL)/.built debug-module
+
+# check-debug: the VM suite, the long fuzzer run and kmemleak on the debug
+# kernel.  selftests/faults/debug-run does the guest's part (it puts the
+# debug modules where the tests look for them, in the guest's overlay only).
+# Besides pmc-vm's own verdict, the kernel log is searched for every report
+# the debug options produce.  TAP in $(BUILD)/check/check-debug.tap, the
+# console and kernel log in $(BUILD)/vm/debug-console.log.
+DEBUG_REPORTS := BUG: KASAN|UBSAN:|WARNING: possible|possible circular locking|\
+inconsistent lock state|possible recursive locking|lock held when returning|\
+ODEBUG:|sleeping function called from invalid context|suspected memory leak|\
+list_(add|del) corruption|Oops|BUG:|WARNING:|Call Trace:
+# kmemleak's start-up line is no report; its leak lines are judged by debug-run
+# from /sys/kernel/debug/kmemleak, which it reads after clearing boot-time ones.
+DEBUG_VM_IGNORE := kmemleak: Kernel memory leak detector initialized|kmemleak: [0-9]+ new suspected memory leaks \(see
+
+check-debug: debug-kernel
+	@mkdir -p $(BUILD)/check $(BUILD)/vm
+	@$(MAKE) --no-print-directory -k selftests fuzz || true
+	@tap=$(BUILD)/check/check-debug.tap; res=$(BUILD)/vm/debug-result; log=$(BUILD)/vm/debug-console.log; \
+	rm -f $$tap $$res; start=$$(date +%s); \
+	PMC_VM_IGNORE='$(DEBUG_VM_IGNORE)' $(PMC_VM) --kernel debug --module $(DEBUG_PMC_KO) \
+		--smp 2 --mem 2G --timeout $(DEBUG_VM_TIMEOUT) --log $$log --result $$res \
+		--env PMC_DEBUG_FUZZ_OPS=$(DEBUG_FUZZ_OPS) \
+		$(if $(PMC_TEST_TIMEOUT),--env PMC_TEST_TIMEOUT=$(PMC_TEST_TIMEOUT)) \
+		$(DEBUG_VM_ARGS) -- selftests/faults/debug-run $(DEBUG_FILTER) | tee $$tap; \
+	st=$${PIPESTATUS[0]}; \
+	{ if [ -s $$res ]; then echo "not ok - debug vm: $$(head -n 1 $$res)"; \
+	  elif [ $$st -ne 0 ]; then echo "not ok - debug vm: debug-run exited $$st"; \
+	  else echo "ok - debug vm: guest kernel log clean ($$(( $$(date +%s) - start )) s)"; fi; \
+	  reports=$$(sed -n '/^==== guest kernel log after the command/,$$p' $$log | \
+		grep -E '$(DEBUG_REPORTS)' | grep -vE '$(DEBUG_VM_IGNORE)' | head -n 20); \
+	  if [ -n "$$reports" ]; then echo "not ok - debug kernel reports:"; \
+		echo "$$reports" | sed 's/^/# /'; \
+	  else echo "ok - debug kernel: no KASAN, lockdep, UBSAN, ODEBUG, might_sleep or kmemleak report"; fi; \
+	} | tee -a $$tap; \
+	pass=$$(grep -cE '^ok ' $$tap); fail=$$(grep -cE '^not ok ' $$tap); \
+	echo "check-debug: $$pass passed, $$fail failed"; \
+	[ $$fail -eq 0 ]
+
+CLEAN_FILES += $(DEBUG_MODULE)

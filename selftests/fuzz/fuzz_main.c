@@ -1,0 +1,612 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fuzz_main.c - pmc-fuzz: options, the master and its workers, and the
+ * checks after the run (no kernel report, no row left owned, the driver
+ * still counts).
+ *
+ *   pmc-fuzz [--seed N] [--ops N] [--procs N] [--threads N] [--unpriv N]
+ *            [--timeout S] [--verbose] [--no-kmsg]
+ *
+ * Prints "# pmc-fuzz: seed N ..." first (replay with --seed N) and ends with
+ * "pmc-fuzz: PASS ..." or "pmc-fuzz: FAIL ..."; exit status 0, 1 (failed),
+ * 2 (usage) or 4 (skipped: no /dev/pmc).
+ */
+#include "fuzz.h"
+#include "pmc_test.h"
+
+#include <errno.h>
+#include <execinfo.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+struct fz_shared *fz_sh;
+
+struct fz_opts {
+	uint64_t seed;
+	uint64_t ops;
+	int procs;
+	int threads;
+	int unpriv;
+	int timeout;
+	bool kmsg;
+};
+
+void fz_fail(const char *fmt, ...)
+{
+	char line[512];
+	va_list ap;
+	size_t n;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	if (atomic_fetch_add(&fz_sh->failures, 1) >= 50)
+		return;		/* enough said */
+	fprintf(stderr, "# pmc-fuzz: FAIL (seed %" PRIu64 ", pid %d): %s\n",
+		fz_sh->seed, getpid(), line);
+	pthread_mutex_lock(&fz_sh->msg_lock);
+	n = strlen(line);
+	if (fz_sh->msg_len + n + 2 < FZ_MSG) {
+		memcpy(fz_sh->msg + fz_sh->msg_len, line, n);
+		fz_sh->msg_len += n;
+		fz_sh->msg[fz_sh->msg_len++] = '\n';
+	}
+	pthread_mutex_unlock(&fz_sh->msg_lock);
+}
+
+/* ---------------------------------------------------------------- workers */
+
+static void fz_signal_noop(int sig)
+{
+	(void)sig;
+}
+
+/* A worker's own crash: where (a fuzzer bug, or the kernel wrote our memory). */
+static void fz_crash(int sig, siginfo_t *si, void *uc_)
+{
+	ucontext_t *uc = uc_;
+	void *bt[32];
+	char line[160];
+	int n;
+
+	n = snprintf(line, sizeof(line),
+		     "# pmc-fuzz: pid %d: signal %d at address %p, ip %p (seed %" PRIu64 ")\n",
+		     getpid(), sig, si->si_addr, (void *)uc->uc_mcontext.gregs[REG_RIP],
+		     fz_sh->seed);
+	if (write(2, line, (size_t)n) < 0)
+		_exit(128 + sig);
+	n = backtrace(bt, 32);
+	backtrace_symbols_fd(bt, n, 2);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+/* The signals an OVF_SIGNAL PMC may send (fuzz_ops.c): caught, harmless. */
+static void fz_worker_signals(void)
+{
+	struct sigaction sa = { .sa_handler = fz_signal_noop, .sa_flags = SA_RESTART };
+	struct sigaction crash = { .sa_sigaction = fz_crash, .sa_flags = SA_SIGINFO };
+	int s;
+
+	sigemptyset(&crash.sa_mask);
+	sigaction(SIGSEGV, &crash, NULL);
+	sigaction(SIGBUS, &crash, NULL);
+	sigaction(SIGILL, &crash, NULL);
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGUSR1, &sa, NULL);
+	sigaction(SIGUSR2, &sa, NULL);
+	for (s = SIGRTMIN; s <= SIGRTMAX; s++)
+		sigaction(s, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+struct fz_sinker {
+	struct fz_proc *p;
+	pthread_t th;
+};
+
+static void *fz_sink_main(void *arg)
+{
+	struct fz_proc *p = arg;
+
+	while (!atomic_load(&p->done)) {
+		fz_sinks_service(p);
+		usleep(1000);
+	}
+	return NULL;
+}
+
+static void *fz_thread_main(void *arg)
+{
+	struct fz_thread *t = arg;
+	uint64_t i;
+
+	if (fz_thread_init(t)) {
+		fz_fail("thread setup failed: %s", strerror(errno));
+		return NULL;
+	}
+	atomic_store(&t->p->tids[t->index & 15], t->tid);
+	for (i = 0; i < t->budget && !atomic_load(&fz_sh->stop); i++) {
+		fz_op(t);
+		if (t->index == 0 && !(i & 63))
+			fz_children_reap(t->p, false);
+	}
+	atomic_store(&t->p->tids[t->index & 15], 0);
+	return NULL;
+}
+
+static int fz_worker(const struct fz_opts *o, int index, bool unpriv, uint64_t budget)
+{
+	struct fz_proc *p = calloc(1, sizeof(*p));
+	struct fz_thread *th = calloc((size_t)o->threads, sizeof(*th));
+	pthread_t *tid = calloc((size_t)o->threads, sizeof(*tid));
+	pthread_t sink;
+	int i, ret;
+
+	if (!p || !th || !tid)
+		return 1;
+	p->index = index;
+	p->unpriv = unpriv;
+	p->pid = getpid();
+	fz_worker_signals();
+	if (unpriv && pmc_t_drop_privileges()) {
+		fz_fail("worker %d: cannot become uid %d: %s", index, PMC_TEST_NOBODY,
+			strerror(errno));
+		return 1;
+	}
+	ret = fz_proc_init(p);
+	if (ret) {
+		fz_fail("worker %d (%s): setup failed: %s", index, unpriv ? "uid 65534" : "root",
+			strerror(-ret));
+		return 1;
+	}
+	if (pthread_create(&sink, NULL, fz_sink_main, p))
+		return 1;
+	for (i = 0; i < o->threads; i++) {
+		th[i].p = p;
+		th[i].index = i;
+		th[i].rng.s = fz_derive(o->seed, (uint64_t)index + 1, (uint64_t)i + 1);
+		th[i].budget = budget / (uint64_t)o->threads +
+			((uint64_t)i < budget % (uint64_t)o->threads);
+		if (pthread_create(&tid[i], NULL, fz_thread_main, &th[i]))
+			th[i].budget = 0, tid[i] = 0;
+	}
+	for (i = 0; i < o->threads; i++)
+		if (tid[i])
+			pthread_join(tid[i], NULL);
+	atomic_store(&p->done, true);
+	pthread_join(sink, NULL);
+	fz_proc_fini(p);
+	return 0;
+}
+
+/* ---------------------------------------------------------------- checks */
+
+static int fz_open_pmc(void)
+{
+	return open(PMC_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+}
+
+/* Put back every row a root worker disabled with PMCADMIN. */
+static void fz_restore_rows(int fd)
+{
+	struct pmc_info info[256];
+	uint32_t n, row;
+	int cpu;
+
+	for (cpu = 0; cpu < fz_sh->ncpu; cpu++) {
+		n = 256;
+		if (pmc_t_getpmcinfo(fd, cpu, info, &n))
+			continue;
+		for (row = 0; row < n && row < 256; row++)
+			if (!info[row].pm_enabled &&
+			    pmc_t_admin(fd, cpu, (int)row, PMC_STATE_FREE))
+				fz_fail("cannot re-enable row %u of cpu %d", row, cpu);
+	}
+}
+
+/*
+ * Every row free once every owner is gone (the kernel frees an owner's
+ * PMCs when its last descriptor closes; a killed owner's exit may take a
+ * moment). Returns the rows still owned after @wait_ms.
+ */
+static int fz_rows_left(int fd, int wait_ms, bool report)
+{
+	struct pmc_info info[256];
+	uint32_t n, row;
+	int cpu, left;
+
+	for (;;) {
+		left = 0;
+		for (cpu = 0; cpu < fz_sh->ncpu; cpu++) {
+			n = 256;
+			if (pmc_t_getpmcinfo(fd, cpu, info, &n))
+				continue;
+			for (row = 0; row < n && row < 256; row++) {
+				if (info[row].pm_ownerpid == -1 &&
+				    info[row].pm_state != PMC_STATE_ALLOCATED &&
+				    info[row].pm_state != PMC_STATE_RUNNING &&
+				    info[row].pm_state != PMC_STATE_STOPPED)
+					continue;
+				left++;
+				if (report && wait_ms <= 0)
+					fz_fail("after the run: cpu %d row %u (%s) still owned by pid %d, state %u",
+						cpu, row, info[row].pm_name,
+						info[row].pm_ownerpid, info[row].pm_state);
+			}
+		}
+		if (!left || wait_ms <= 0)
+			return left;
+		usleep(100000);
+		wait_ms -= 100;
+	}
+}
+
+/*
+ * The driver still counts: a task-clock PMC on ourselves agrees with the
+ * thread's CPU time (CLOCK_THREAD_CPUTIME_ID) within 20 %.
+ */
+static void fz_sanity(int fd)
+{
+	struct timespec a, b;
+	uint64_t v = 0, cpu_ns;
+	uint32_t id;
+	int ret;
+
+	ret = pmc_t_alloc_soft(fd, PMC_MODE_TC, PMC_CPU_ANY, PMC_T_SW_TASK_CLOCK,
+			       PMC_CAP_USER | PMC_CAP_SYSTEM, 0, &id);
+	if (!ret)
+		ret = pmc_t_attach(fd, id, 0, 0);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
+	if (!ret)
+		ret = pmc_t_start(fd, id);
+	pmc_t_spin_ns(50000000);
+	if (!ret)
+		ret = pmc_t_stop(fd, id);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
+	if (!ret)
+		ret = pmc_t_read(fd, id, &v);
+	if (!ret)
+		ret = pmc_t_release(fd, id);
+	if (ret) {
+		fz_fail("sanity: allocate/attach/start/stop/read/release of task-clock: %s",
+			strerror(-ret));
+		return;
+	}
+	cpu_ns = (uint64_t)(b.tv_sec - a.tv_sec) * 1000000000ULL +
+		(uint64_t)b.tv_nsec - (uint64_t)a.tv_nsec;
+	if (v < cpu_ns * 8 / 10 || v > cpu_ns * 12 / 10 + 1000000)
+		fz_fail("sanity: task-clock counted %" PRIu64 " ns, the thread ran %" PRIu64 " ns",
+			v, cpu_ns);
+}
+
+/* Kernel log lines that mean a kernel bug (tools/pmc-vm's list). */
+static bool fz_kmsg_bad(const char *line)
+{
+	static const char *const bad[] = {
+		"Oops", "BUG:", "kernel BUG", "WARNING:", "possible circular locking",
+		"INFO: possible", "inconsistent lock state", "possible recursive locking",
+		"lock held when returning", "soft lockup", "hard LOCKUP",
+		"detected stalls on CPU", "blocked for more than",
+		"general protection fault", "KASAN", "UBSAN", "Call Trace:",
+		"Kernel panic", "unable to handle", "list_add corruption",
+		"list_del corruption", "ODEBUG:", "sleeping function called",
+	};
+	unsigned int i;
+
+	if (strstr(line, "traps: "))
+		return false;	/* a user process's fault */
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		if (strstr(line, bad[i]))
+			return true;
+	return false;
+}
+
+/* The kernel messages since @fd was opened at the end of the log. */
+static void fz_kmsg_check(int fd)
+{
+	char rec[2048];
+	ssize_t n;
+	int shown = 0;
+
+	if (fd < 0)
+		return;
+	for (;;) {
+		n = read(fd, rec, sizeof(rec) - 1);
+		if (n < 0 && errno == EPIPE)
+			continue;	/* overwritten records */
+		if (n <= 0)
+			break;
+		rec[n] = '\0';
+		if (!fz_kmsg_bad(rec) && !shown)
+			continue;
+		if (shown++ < 40) {
+			char *msg = strchr(rec, ';');
+
+			fprintf(stderr, "# kernel: %s", msg ? msg + 1 : rec);
+		}
+		if (shown == 1)
+			fz_fail("the kernel logged a report (above)");
+	}
+}
+
+static void fz_summary(const struct fz_opts *o, double secs)
+{
+	unsigned int i;
+	int e;
+
+	printf("# pmc-fuzz: %" PRIu64 " ops in %.1f s (%.0f/s), %d procs x %d threads, %d unprivileged\n",
+	       atomic_load(&fz_sh->ops), secs, atomic_load(&fz_sh->ops) / (secs > 0 ? secs : 1),
+	       o->procs, o->threads, o->unpriv);
+	printf("# pmc-fuzz: %" PRIu64 " bad-pointer calls, %" PRIu64 " forks, %" PRIu64
+	       " execs, %" PRIu64 " kills, %" PRIu64 " thread exits, %" PRIu64 " mmaps, %"
+	       PRIu64 " log configs, %" PRIu64 " ring records\n",
+	       atomic_load(&fz_sh->bad_pointers), atomic_load(&fz_sh->forks),
+	       atomic_load(&fz_sh->execs), atomic_load(&fz_sh->kills),
+	       atomic_load(&fz_sh->thread_exits), atomic_load(&fz_sh->maps),
+	       atomic_load(&fz_sh->logs), atomic_load(&fz_sh->records));
+	printf("# pmc-fuzz: op calls/ok/ms:");
+	for (i = 0; i < fz_nops(); i++)
+		printf("%s %s %" PRIu64 "/%" PRIu64 "/%" PRIu64, i % 5 ? "," : "\n#  ",
+		       fz_op_name(i), atomic_load(&fz_sh->op_calls[i]),
+		       atomic_load(&fz_sh->op_ok[i]), atomic_load(&fz_sh->op_ns[i]) / 1000000);
+	printf("\n# pmc-fuzz: errnos:");
+	for (e = 1; e < FZ_NERRNO; e++)
+		if (atomic_load(&fz_sh->errnos[e]))
+			printf(" %s %" PRIu64, strerrorname_np(e) ? strerrorname_np(e) : "?",
+			       atomic_load(&fz_sh->errnos[e]));
+	printf("\n");
+}
+
+/* ---------------------------------------------------------------- master */
+
+static mode_t fz_old_mode;
+static bool fz_chmodded;
+
+static void fz_restore_mode(void)
+{
+	if (fz_chmodded)
+		chmod(PMC_DEVICE_PATH, fz_old_mode);
+	fz_chmodded = false;
+}
+
+static void fz_on_signal(int sig)
+{
+	if (fz_chmodded)
+		chmod(PMC_DEVICE_PATH, fz_old_mode);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+/* Kernel stacks of every task of @pid (root only): what a hang waits on. */
+static void fz_dump_stacks(pid_t pid)
+{
+	char cmd[256];
+
+	snprintf(cmd, sizeof(cmd),
+		 "for t in /proc/%d/task/*; do echo \"# task $t: $(cat $t/comm)\"; "
+		 "sed 's/^/#   /' $t/stack; done 1>&2 2>/dev/null", pid);
+	if (system(cmd) < 0)
+		return;
+}
+
+static void fz_usage(const char *argv0)
+{
+	fprintf(stderr,
+		"usage: %s [--seed N] [--ops N] [--procs N] [--threads N] [--unpriv N]\n"
+		"          [--timeout SECONDS] [--verbose] [--no-kmsg]\n", argv0);
+	exit(2);
+}
+
+static uint64_t fz_default_seed(void)
+{
+	uint64_t s = 0;
+	int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0 || read(fd, &s, sizeof(s)) != sizeof(s))
+		s = fz_now_ns() ^ (uint64_t)getpid() << 32;
+	if (fd >= 0)
+		close(fd);
+	return s;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "seed", required_argument, NULL, 's' },
+		{ "ops", required_argument, NULL, 'n' },
+		{ "procs", required_argument, NULL, 'p' },
+		{ "threads", required_argument, NULL, 't' },
+		{ "unpriv", required_argument, NULL, 'u' },
+		{ "timeout", required_argument, NULL, 'T' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "no-kmsg", no_argument, NULL, 'K' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct fz_opts o = { .ops = 50000, .procs = 4, .threads = 3, .unpriv = -1,
+			     .timeout = 1800, .kmsg = true };
+	pthread_mutexattr_t ma;
+	struct pmc_op_getcpuinfo ci;
+	pid_t pids[FZ_MAX_PROCS];
+	uint64_t start, deadline, last = 0;
+	int c, i, fd, kfd = -1, alive;
+	bool have_seed = false, hung = false;
+	char buf[64];
+
+	while ((c = getopt_long(argc, argv, "s:n:p:t:u:T:vK", lo, NULL)) != -1) {
+		switch (c) {
+		case 's': o.seed = strtoull(optarg, NULL, 0); have_seed = true; break;
+		case 'n': o.ops = strtoull(optarg, NULL, 0); break;
+		case 'p': o.procs = atoi(optarg); break;
+		case 't': o.threads = atoi(optarg); break;
+		case 'u': o.unpriv = atoi(optarg); break;
+		case 'T': o.timeout = atoi(optarg); break;
+		case 'v': break;
+		case 'K': o.kmsg = false; break;
+		default: fz_usage(argv[0]);
+		}
+	}
+	if (optind != argc || o.procs < 1 || o.procs > FZ_MAX_PROCS || o.threads < 1 ||
+	    o.threads > 16 || o.timeout < 1)
+		fz_usage(argv[0]);
+	if (!have_seed)
+		o.seed = fz_default_seed();
+	if (o.unpriv < 0)
+		o.unpriv = geteuid() ? 0 : o.procs / 2;
+	if (geteuid() && o.unpriv) {
+		fprintf(stderr, "pmc-fuzz: --unpriv needs root\n");
+		return 2;
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	printf("# pmc-fuzz: seed %" PRIu64 " ops %" PRIu64 " procs %d threads %d unpriv %d"
+	       " (replay: pmc-fuzz --seed %" PRIu64 " --ops %" PRIu64 " --procs %d --threads %d --unpriv %d)\n",
+	       o.seed, o.ops, o.procs, o.threads, o.unpriv, o.seed, o.ops, o.procs,
+	       o.threads, o.unpriv);
+
+	fz_sh = mmap(NULL, sizeof(*fz_sh), PROT_READ | PROT_WRITE,
+		     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (fz_sh == MAP_FAILED)
+		return 1;
+	pthread_mutexattr_init(&ma);
+	pthread_mutexattr_setpshared(&ma, PTHREAD_PROCESS_SHARED);
+	pthread_mutex_init(&fz_sh->msg_lock, &ma);
+	fz_sh->seed = o.seed;
+
+	fd = fz_open_pmc();
+	if (fd < 0) {
+		printf("pmc-fuzz: SKIP: cannot open %s: %s\n", PMC_DEVICE_PATH, strerror(errno));
+		return 4;
+	}
+	if (pmc_t_getcpuinfo(fd, &ci)) {
+		printf("pmc-fuzz: FAIL: GETCPUINFO: %s\n", strerror(errno));
+		return 1;
+	}
+	fz_sh->ncpu = (int)ci.pm_ncpu;
+	fz_sh->nrows = ci.pm_npmc;
+	fz_sh->mincount = 1000;
+	if (!pmc_t_param_read("mincount", buf, sizeof(buf)))
+		fz_sh->mincount = (uint32_t)atoi(buf);
+	if (!pmc_t_param_read("unprivileged_syspmcs", buf, sizeof(buf)))
+		fz_sh->unpriv_sys = buf[0] == 'Y' || buf[0] == '1';
+
+	if (o.unpriv) {
+		struct stat st;
+
+		if (stat(PMC_DEVICE_PATH, &st) == 0) {
+			fz_old_mode = st.st_mode & 07777;
+			if (chmod(PMC_DEVICE_PATH, 0666) == 0)
+				fz_chmodded = true;
+		}
+		atexit(fz_restore_mode);
+		signal(SIGINT, fz_on_signal);
+		signal(SIGTERM, fz_on_signal);
+		signal(SIGHUP, fz_on_signal);
+	}
+	if (o.kmsg) {
+		kfd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+		if (kfd >= 0)
+			lseek(kfd, 0, SEEK_END);
+	}
+
+	start = fz_now_ns();
+	deadline = start + (uint64_t)o.timeout * 1000000000ULL;
+	fflush(NULL);
+	for (i = 0; i < o.procs; i++) {
+		uint64_t budget = o.ops / (uint64_t)o.procs + ((uint64_t)i < o.ops % (uint64_t)o.procs);
+
+		pids[i] = fork();
+		if (pids[i] == 0) {
+			/* Only the master puts the mode back (not a SIGTERMed target). */
+			fz_chmodded = false;
+			signal(SIGINT, SIG_DFL);
+			signal(SIGTERM, SIG_DFL);
+			signal(SIGHUP, SIG_DFL);
+			close(fd);
+			if (kfd >= 0)
+				close(kfd);
+			_exit(fz_worker(&o, i, i >= o.procs - o.unpriv, budget));
+		}
+		if (pids[i] < 0) {
+			fz_fail("fork: %s", strerror(errno));
+			pids[i] = 0;
+		} else {
+			atomic_store(&fz_sh->pids[i], pids[i]);
+		}
+	}
+
+	for (;;) {
+		int st;
+		pid_t pid;
+
+		alive = 0;
+		for (i = 0; i < o.procs; i++) {
+			if (!pids[i])
+				continue;
+			pid = waitpid(pids[i], &st, WNOHANG);
+			if (pid == 0) {
+				alive++;
+				continue;
+			}
+			if (pid == pids[i] && !(WIFEXITED(st) && WEXITSTATUS(st) == 0))
+				fz_fail("worker %d (pid %d) %s %d", i, pids[i],
+					WIFSIGNALED(st) ? "killed by signal" : "exited with",
+					WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
+			pids[i] = 0;
+		}
+		if (!alive)
+			break;
+		if (fz_now_ns() > deadline && !hung) {
+			hung = true;
+			fz_fail("the run did not end within %d s: a hang (kernel stacks below)",
+				o.timeout);
+			for (i = 0; i < o.procs; i++)
+				if (pids[i])
+					fz_dump_stacks(pids[i]);
+			atomic_store(&fz_sh->stop, 1);
+			deadline = fz_now_ns() + 10000000000ULL;
+		} else if (hung && fz_now_ns() > deadline) {
+			for (i = 0; i < o.procs; i++)
+				if (pids[i])
+					kill(pids[i], SIGKILL);
+		}
+		if (fz_now_ns() - start > last + 10000000000ULL) {
+			last = fz_now_ns() - start;
+			fprintf(stderr, "# pmc-fuzz: %" PRIu64 " ops after %" PRIu64 " s\n",
+				atomic_load(&fz_sh->ops), (uint64_t)(last / 1000000000ULL));
+		}
+		usleep(20000);
+	}
+
+	fz_restore_mode();
+	if (!geteuid())
+		fz_restore_rows(fd);
+	fz_rows_left(fd, 20000, true);
+	fz_sanity(fd);
+	close(fd);
+	fz_kmsg_check(kfd);
+	fz_summary(&o, (double)(fz_now_ns() - start) / 1e9);
+
+	if (atomic_load(&fz_sh->failures)) {
+		printf("pmc-fuzz: FAIL seed %" PRIu64 ": %d failures; first:\n%s",
+		       o.seed, atomic_load(&fz_sh->failures), fz_sh->msg);
+		return 1;
+	}
+	printf("pmc-fuzz: PASS seed %" PRIu64 ": %" PRIu64 " ops, no failure\n",
+	       o.seed, atomic_load(&fz_sh->ops));
+	return 0;
+}
