@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * descendants_test.c - PMC_F_DESCENDANTS: a 32-fork storm under an
- * attached process is counted in full (every child from its first user
- * instruction), descendants that exist at attach time are attached too,
- * and without the flag children are not counted.
+ * attached process is counted in full, descendants that exist at attach
+ * time are attached too, and without the flag children are not counted.
+ *
+ * The independent measure is perf_event_open(2) on the same processes
+ * (with perf's inherit for children forked later): user-mode page faults
+ * must agree exactly (a child missed would lose its PAGES faults).
  */
 #include "pmc_test.h"
 
@@ -16,57 +19,43 @@
 #include "kselftest_harness.h"
 
 #define NCHILD		32
-#define CHILD_NS	8000000ULL	/* CPU each child burns */
-#define ROOT_NS		20000000ULL
+#define PAGES		64		/* fresh pages each child touches */
+#define CHILD_NS	5000000ULL	/* CPU each child burns */
 
 /* Shared with the workload processes. */
 struct storm {
-	_Atomic uint64_t children_ns;	/* CPU the children measured */
-	uint64_t root_ns;		/* CPU the root measured */
-	uint64_t total_ns;		/* root's rusage: self + children */
 	int failed;
-	int gate[2];			/* pre-existing child waits on it */
+	int gate[2];			/* the pre-existing child waits on it */
+	pid_t grandchild;
 };
 
-static uint64_t cpu_now(void)
+static void storm_child(void)
 {
-	return pmc_t_now_ns(CLOCK_PROCESS_CPUTIME_ID);
-}
-
-/* A storm child: burn CHILD_NS, say what that cost. */
-static void storm_child(struct storm *s)
-{
-	uint64_t t0 = cpu_now();
-
+	if (pmc_t_touch_pages(PAGES))
+		_exit(1);
 	pmc_t_spin_ns(CHILD_NS);
-	atomic_fetch_add(&s->children_ns, cpu_now() - t0);
 	_exit(0);
 }
 
-/* The attached root: burn, fork NCHILD children at once, reap them. */
+/* The attached root: fork NCHILD children at once, reap them. */
 static int storm_root(void *arg)
 {
 	struct storm *s = arg;
-	uint64_t t0 = cpu_now();
-	struct rusage self, kids;
 	int i, st;
 
-	pmc_t_spin_ns(ROOT_NS);
+	if (pmc_t_touch_pages(PAGES))
+		return 1;
 	for (i = 0; i < NCHILD; i++) {
 		pid_t pid = fork();
 
 		if (pid < 0)
 			s->failed = 1;
 		if (!pid)
-			storm_child(s);
+			storm_child();
 	}
 	while (wait(&st) > 0)
 		if (!WIFEXITED(st) || WEXITSTATUS(st))
 			s->failed = 1;
-	s->root_ns = cpu_now() - t0;
-	getrusage(RUSAGE_SELF, &self);
-	getrusage(RUSAGE_CHILDREN, &kids);
-	s->total_ns = pmc_t_rusage_ns(&self) + pmc_t_rusage_ns(&kids);
 	return 0;
 }
 
@@ -81,8 +70,9 @@ static int gated_root(void *arg)
 	if (!pid) {
 		if (read(s->gate[0], &b, 1) != 1)
 			_exit(1);
-		storm_child(s);
+		storm_child();
 	}
+	s->grandchild = pid;
 	if (pid < 0 || waitpid(pid, &st, 0) != pid)
 		return 1;
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 1;
@@ -117,86 +107,128 @@ FIXTURE_TEARDOWN(desc)
 		close(self->fd);
 }
 
-/* Run the storm under a PMC with @flags; return the PMC's value. */
-static uint64_t run_storm(struct __test_metadata *_metadata,
-			  FIXTURE_DATA(desc) *self, uint32_t flags)
+struct storm_result {
+	uint64_t faults, faults_ref;	/* PMC, perf (user mode) */
+	uint64_t clock, clock_ref;	/* PMC, perf task-clock */
+};
+
+/*
+ * Run the storm under two PMCs with @flags (user page faults, task-clock)
+ * and perf's inherited counters of the same events.
+ */
+static void run_storm(struct __test_metadata *_metadata,
+		      FIXTURE_DATA(desc) *self, uint32_t flags,
+		      struct storm_result *r)
 {
-	uint64_t v = 0;
-	uint32_t id;
-	int st;
+	uint32_t pf, tc;
+	int pfd, tfd, st;
 
 	ASSERT_EQ(0, pmc_t_child_start(&self->root, storm_root, self->s));
+	pfd = pmc_t_perf_open_ex(self->root.pid, PMC_T_SW_PAGE_FAULTS,
+				 flags & PMC_F_DESCENDANTS, true);
+	tfd = pmc_t_perf_open_ex(self->root.pid, PMC_T_SW_TASK_CLOCK,
+				 flags & PMC_F_DESCENDANTS, false);
+	ASSERT_LE(0, pfd);
+	ASSERT_LE(0, tfd);
 	ASSERT_EQ(0, pmc_t_alloc_soft(self->fd, PMC_MODE_TC, 0,
-				      PMC_T_SW_TASK_CLOCK, 0, flags, &id));
-	ASSERT_EQ(0, pmc_t_attach(self->fd, id, self->root.pid, 0));
-	ASSERT_EQ(0, pmc_t_start(self->fd, id));
+				      PMC_T_SW_PAGE_FAULTS, PMC_CAP_USER,
+				      flags, &pf));
+	ASSERT_EQ(0, pmc_t_alloc_soft(self->fd, PMC_MODE_TC, 0,
+				      PMC_T_SW_TASK_CLOCK, 0, flags, &tc));
+	ASSERT_EQ(0, pmc_t_attach(self->fd, pf, self->root.pid, 0));
+	ASSERT_EQ(0, pmc_t_attach(self->fd, tc, self->root.pid, 0));
+	ASSERT_EQ(0, pmc_t_perf_enable(pfd));
+	ASSERT_EQ(0, pmc_t_perf_enable(tfd));
+	ASSERT_EQ(0, pmc_t_start(self->fd, pf));
+	ASSERT_EQ(0, pmc_t_start(self->fd, tc));
 	ASSERT_EQ(0, pmc_t_child_go(&self->root));
 	ASSERT_EQ(0, pmc_t_child_wait(&self->root, &st, NULL));
 	ASSERT_TRUE(WIFEXITED(st) && !WEXITSTATUS(st));
 	ASSERT_EQ(0, self->s->failed);
-	ASSERT_EQ(0, pmc_t_read(self->fd, id, &v));
-	EXPECT_EQ(0, pmc_t_release(self->fd, id));
-	return v;
+	ASSERT_EQ(0, pmc_t_read(self->fd, pf, &r->faults));
+	ASSERT_EQ(0, pmc_t_read(self->fd, tc, &r->clock));
+	ASSERT_EQ(0, pmc_t_perf_read(pfd, &r->faults_ref));
+	ASSERT_EQ(0, pmc_t_perf_read(tfd, &r->clock_ref));
+	TH_LOG("page faults: PMC %llu, perf %llu; task-clock: PMC %llu ns, perf %llu ns",
+	       (unsigned long long)r->faults,
+	       (unsigned long long)r->faults_ref,
+	       (unsigned long long)r->clock,
+	       (unsigned long long)r->clock_ref);
+	EXPECT_EQ(0, pmc_t_release(self->fd, pf));
+	EXPECT_EQ(0, pmc_t_release(self->fd, tc));
+	close(pfd);
+	close(tfd);
 }
 
 /*
  * Every child of the storm is counted from its first user instruction:
- * the PMC sees at least what the root and children measured themselves,
- * and no more than their rusage.
+ * user page faults equal perf's inherited count exactly. perf's task-clock
+ * also sees each child's kernel start-up (the PMC's counter is made in
+ * it), so it bounds the PMC's from above.
  */
 TEST_F(desc, fork_storm_children_are_counted)
 {
-	uint64_t v = run_storm(_metadata, self, PMC_F_DESCENDANTS);
-	uint64_t measured = self->s->root_ns + self->s->children_ns;
+	struct storm_result r;
 
-	TH_LOG("PMC %llu ns; measured root %llu + children %llu ns; rusage %llu ns",
-	       (unsigned long long)v, (unsigned long long)self->s->root_ns,
-	       (unsigned long long)self->s->children_ns,
-	       (unsigned long long)self->s->total_ns);
-	EXPECT_LE((uint64_t)NCHILD * CHILD_NS, self->s->children_ns);
-	EXPECT_LE(measured, v);
-	EXPECT_GE(self->s->total_ns + self->s->total_ns / 50 + 4000000, v);
+	run_storm(_metadata, self, PMC_F_DESCENDANTS, &r);
+	EXPECT_LE((uint64_t)(NCHILD + 1) * PAGES, r.faults);
+	EXPECT_EQ(r.faults_ref, r.faults);
+	EXPECT_GE(r.clock_ref, r.clock);
+	EXPECT_LE((uint64_t)NCHILD * CHILD_NS, r.clock);
 }
 
 /* Without PMC_F_DESCENDANTS the children are not counted. */
 TEST_F(desc, children_not_counted_without_descendants)
 {
-	uint64_t v = run_storm(_metadata, self, 0);
+	struct storm_result r;
 
-	TH_LOG("PMC %llu ns; root measured %llu ns, children %llu ns",
-	       (unsigned long long)v, (unsigned long long)self->s->root_ns,
-	       (unsigned long long)self->s->children_ns);
-	EXPECT_LE(ROOT_NS, v);
-	EXPECT_GT(self->s->root_ns + self->s->children_ns / 2, v);
+	run_storm(_metadata, self, 0, &r);
+	EXPECT_EQ(r.faults_ref, r.faults);
+	EXPECT_GT((uint64_t)NCHILD * PAGES, r.faults);
+	EXPECT_LE((uint64_t)PAGES, r.faults);
+	EXPECT_EQ(r.clock_ref, r.clock);
 }
 
 /* A descendant that exists at attach time is attached too. */
 TEST_F(desc, existing_descendants_are_attached)
 {
-	uint64_t v;
+	uint64_t v, ref_root, ref_child;
+	int rfd, cfd, st, i;
 	uint32_t id;
 	char b = 'g';
-	int st;
 
 	ASSERT_EQ(0, pmc_t_child_start(&self->root, gated_root, self->s));
 	ASSERT_EQ(0, pmc_t_child_go(&self->root));
-	usleep(50000);	/* the root has forked its child */
+	for (i = 0; i < 500 && !self->s->grandchild; i++)
+		usleep(10000);
+	ASSERT_LT(0, self->s->grandchild);
+	rfd = pmc_t_perf_open_ex(self->root.pid, PMC_T_SW_PAGE_FAULTS, false,
+				 true);
+	cfd = pmc_t_perf_open_ex(self->s->grandchild, PMC_T_SW_PAGE_FAULTS,
+				 false, true);
+	ASSERT_LE(0, rfd);
+	ASSERT_LE(0, cfd);
 	ASSERT_EQ(0, pmc_t_alloc_soft(self->fd, PMC_MODE_TC, 0,
-				      PMC_T_SW_TASK_CLOCK, 0,
+				      PMC_T_SW_PAGE_FAULTS, PMC_CAP_USER,
 				      PMC_F_DESCENDANTS, &id));
 	ASSERT_EQ(0, pmc_t_attach(self->fd, id, self->root.pid, 0));
+	ASSERT_EQ(0, pmc_t_perf_enable(rfd));
+	ASSERT_EQ(0, pmc_t_perf_enable(cfd));
 	ASSERT_EQ(0, pmc_t_start(self->fd, id));
 	ASSERT_EQ(1, write(self->s->gate[1], &b, 1));
 	ASSERT_EQ(0, pmc_t_child_wait(&self->root, &st, NULL));
 	ASSERT_TRUE(WIFEXITED(st) && !WEXITSTATUS(st));
 	ASSERT_EQ(0, pmc_t_read(self->fd, id, &v));
-	TH_LOG("PMC %llu ns; the child measured %llu ns",
-	       (unsigned long long)v,
-	       (unsigned long long)self->s->children_ns);
-	EXPECT_LE(self->s->children_ns, v);
-	EXPECT_GE(self->s->children_ns + self->s->children_ns / 10 + 3000000,
-		  v);
+	ASSERT_EQ(0, pmc_t_perf_read(rfd, &ref_root));
+	ASSERT_EQ(0, pmc_t_perf_read(cfd, &ref_child));
+	TH_LOG("page faults: PMC %llu, perf root %llu + child %llu",
+	       (unsigned long long)v, (unsigned long long)ref_root,
+	       (unsigned long long)ref_child);
+	EXPECT_LE((uint64_t)PAGES, ref_child);
+	EXPECT_EQ(ref_root + ref_child, v);
 	EXPECT_EQ(0, pmc_t_release(self->fd, id));
+	close(rfd);
+	close(cfd);
 }
 
 TEST_HARNESS_MAIN

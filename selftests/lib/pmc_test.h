@@ -113,6 +113,12 @@ uint64_t pmc_t_rusage_ns(const struct rusage *ru);
  * a PMC's count is checked against. The descriptor, or -errno.
  */
 int pmc_t_perf_open(pid_t pid, uint64_t config);
+/*
+ * The same with perf's options: @inherit counts the children and threads
+ * @pid creates afterwards; @user_only excludes kernel mode.
+ */
+int pmc_t_perf_open_ex(pid_t pid, uint64_t config, bool inherit,
+		       bool user_only);
 int pmc_t_perf_enable(int fd);
 int pmc_t_perf_disable(int fd);
 /* The counter's value (time-scaled never: software events do not mux). */

@@ -353,6 +353,12 @@ uint64_t pmc_t_rusage_ns(const struct rusage *ru)
 
 int pmc_t_perf_open(pid_t pid, uint64_t config)
 {
+	return pmc_t_perf_open_ex(pid, config, false, false);
+}
+
+int pmc_t_perf_open_ex(pid_t pid, uint64_t config, bool inherit,
+		       bool user_only)
+{
 	struct perf_event_attr attr;
 	int fd;
 
@@ -361,6 +367,8 @@ int pmc_t_perf_open(pid_t pid, uint64_t config)
 	attr.type = PERF_TYPE_SOFTWARE;
 	attr.config = config;
 	attr.disabled = 1;
+	attr.inherit = inherit;
+	attr.exclude_kernel = user_only;
 	fd = (int)syscall(SYS_perf_event_open, &attr, pid, -1, -1,
 			  PERF_FLAG_FD_CLOEXEC);
 	return fd < 0 ? -errno : fd;
