@@ -68,6 +68,8 @@ TEST_F_TIMEOUT(fuzz, short_run, 600)
 	const char *seed = getenv("PMC_FUZZ_SEED");
 	int st;
 
+	if (_metadata->skip)
+		return;		/* the 6.1 harness runs the body after a SKIP */
 	st = pmc_t_system("%s --ops %s --procs 4 --threads 3 --unpriv 2 --timeout 500%s%s",
 			  self->bin, ops && *ops ? ops : "50000",
 			  seed && *seed ? " --seed " : "", seed && *seed ? seed : "");
@@ -80,6 +82,8 @@ TEST_F_TIMEOUT(fuzz, module_unloads_after, 120)
 {
 	int i, st = -1;
 
+	if (_metadata->skip)
+		return;
 	/* The killed owners' last references go with their exit: retry briefly. */
 	for (i = 0; i < 50; i++) {
 		st = pmc_t_system("rmmod pmc 2>/dev/null");
