@@ -1,0 +1,79 @@
+# SPDX-License-Identifier: GPL-2.0
+# bench/: benchmarks of pmc side by side with Linux's own interfaces
+# (docs/performance.md).
+#
+#   make bench            build, boot the VM once, run every benchmark
+#                         (bench/run-all), print the table; raw results,
+#                         table, JSON and the scale plot under build/bench/
+#   make bench QUICK=1    the same with tiny counts (seconds, no figure
+#                         means anything)
+#   bench-smoke           check step: QUICK=1 in its own short VM boot, one
+#                         TAP line per benchmark ("ok N bench NAME runs")
+#
+# Every bench/<name>.c is one program, build/bench/bin/bench-<name>, linked
+# with bench/lib/*.c (the shared timing helper and counter ops).
+
+BENCH_OUT := $(BUILD)/bench
+BENCH_BIN := $(BENCH_OUT)/bin
+BENCH_CFLAGS := $(USER_CFLAGS) -O2 -g -fno-omit-frame-pointer -I$(TOP)/bench
+BENCH_LIB_SRCS := $(sort $(wildcard $(TOP)/bench/lib/*.c))
+BENCH_LIB_HDRS := $(sort $(wildcard $(TOP)/bench/lib/*.h $(TOP)/include/uapi/pmc/*.h))
+BENCH_SRCS := $(sort $(wildcard $(TOP)/bench/*.c))
+BENCH_PROGS := $(patsubst $(TOP)/bench/%.c,$(BENCH_BIN)/bench-%,$(BENCH_SRCS))
+# Per-program libraries.
+BENCH_LDLIBS_snapshot := -I$(TOP)/libcpc $(BUILD)/libcpc/libcpc.a -lpfm -lpthread
+BENCH_DEPS_snapshot := $(BUILD)/libcpc/libcpc.a
+BENCH_LDLIBS_scale := -lpthread
+BENCH_LDLIBS_plot := -lm
+# The whole run: a loaded host makes TCG slower still.
+BENCH_TIMEOUT ?= 5400
+BENCH_SMOKE_TIMEOUT ?= 600
+QUICK ?= 0
+
+.PHONY: bench bench-progs bench-smoke
+ALL_TARGETS += bench-progs
+CHECK_STEPS += bench-smoke
+CLEAN_FILES += $(BENCH_OUT)
+
+bench-progs: $(BENCH_PROGS)
+
+.SECONDEXPANSION:
+$(BENCH_BIN)/bench-%: $(TOP)/bench/%.c $(BENCH_LIB_SRCS) $(BENCH_LIB_HDRS) $$(BENCH_DEPS_$$*)
+	@mkdir -p $(@D)
+	$(CC) $(BENCH_CFLAGS) -o $@ $< $(BENCH_LIB_SRCS) $(BENCH_LDLIBS_$*)
+
+# bench_vm OUT-DIR, QUICK, TIMEOUT: run bench/run-all in the VM; raw results
+# in OUT-DIR/raw.txt, the VM's verdict (empty: clean) in OUT-DIR/vm-result.
+define bench_vm
+	mkdir -p $(1); rm -f $(1)/raw.txt $(1)/vm-result; \
+	$(PMC_VM) --timeout $(3) --log $(1)/console.log --result $(1)/vm-result \
+		--env QUICK=$(2) --env BENCH_BIN=$(BENCH_BIN) \
+		$(if $(BENCH_ONLY),--env BENCH_ONLY='$(BENCH_ONLY)') \
+		-- bench/run-all > $(1)/raw.txt
+endef
+
+bench: module libcpc bench-progs
+	@$(call bench_vm,$(BENCH_OUT),$(QUICK),$(BENCH_TIMEOUT)); st=$$?; \
+	$(BENCH_BIN)/bench-report $(BENCH_OUT)/raw.txt \
+		--json $(BENCH_OUT)/results.json | tee $(BENCH_OUT)/results.txt; \
+	$(BENCH_BIN)/bench-report $(BENCH_OUT)/raw.txt --markdown > $(BENCH_OUT)/results.md; \
+	$(BENCH_BIN)/bench-plot $(BENCH_OUT)/raw.txt > $(BENCH_OUT)/perf-scale.svg; \
+	echo "bench: raw results, table (results.txt, .md), JSON and plot in $(BENCH_OUT)/"; \
+	if [ -s $(BENCH_OUT)/vm-result ]; then \
+		echo "bench: the VM failed: $$(cat $(BENCH_OUT)/vm-result)"; exit 1; fi; \
+	exit $$st
+
+# The smoke test keeps its files apart from the last real run's.
+bench-smoke: module libcpc bench-progs
+	@mkdir -p $(BUILD)/check
+	@d=$(BENCH_OUT)/smoke; tap=$(BUILD)/check/bench-smoke.tap; \
+	$(call bench_vm,$$d,1,$(BENCH_SMOKE_TIMEOUT)); \
+	$(BENCH_BIN)/bench-report $$d/raw.txt --tap $$tap > $$d/results.txt; \
+	n=$$(grep -c '^\(not \)\?ok ' $$tap); \
+	if [ -s $$d/vm-result ]; then \
+		echo "not ok $$((n + 1)) bench: VM: $$(head -n 1 $$d/vm-result)" >> $$tap; \
+	else \
+		echo "ok $$((n + 1)) bench: VM ran the benchmarks, guest kernel log clean" >> $$tap; \
+	fi; \
+	cat $$tap; \
+	if [ $(MAKELEVEL) -eq 0 ] && grep -q '^not ok ' $$tap; then exit 1; fi

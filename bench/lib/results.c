@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * results.c - parse bench/run-all's raw results and judge each row against
+ * its goal (see results.h).
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "results.h"
+
+static void *grow(void *p, size_t n, size_t size)
+{
+	p = realloc(p, n * size);
+	if (!p)
+		bench_die(ENOMEM, "reading results");
+	return p;
+}
+
+struct res_row *res_find(struct results *r, const char *id)
+{
+	size_t i;
+
+	for (i = 0; i < r->nrows; i++)
+		if (!strcmp(r->rows[i].id, id))
+			return &r->rows[i];
+	return NULL;
+}
+
+/* Copy the rest of the line after @n words of @line into @dst. */
+static void rest(const char *line, int n, char *dst, size_t size)
+{
+	const char *p = line;
+
+	while (n-- > 0) {
+		p += strspn(p, " \t");
+		p += strcspn(p, " \t\n");
+	}
+	p += strspn(p, " \t");
+	snprintf(dst, size, "%.*s", (int)strcspn(p, "\n"), p);
+}
+
+/*
+ * Do the pmc and baseline figures' [min, max] ranges overlap? Then a miss
+ * is within the noise of the run ("miss?").
+ */
+static bool overlap(const struct res_row *row)
+{
+	return row->npmc > 1 && row->nbase > 1 &&
+	       row->spmc.min <= row->sbase.max &&
+	       row->sbase.min <= row->spmc.max;
+}
+
+static void judge(struct res_row *row)
+{
+	double x;
+	double v[RES_MAX_VALS];
+
+	memcpy(v, row->pmc, sizeof(v));
+	bench_stats(v, row->npmc, &row->spmc);
+	memcpy(v, row->base, sizeof(v));
+	bench_stats(v, row->nbase, &row->sbase);
+	row->ratio = 0;
+	if (row->npmc && row->nbase && row->sbase.median != 0)
+		row->ratio = row->spmc.median / row->sbase.median;
+
+	if (!strcmp(row->goal, "info")) {
+		row->verdict = "info";
+	} else if (!strcmp(row->goal, "n/a")) {
+		row->verdict = "n/a";
+	} else if (sscanf(row->goal, "ratio<=%lf", &x) == 1) {
+		if (!row->npmc || !row->nbase || row->sbase.median == 0)
+			row->verdict = "no data";
+		else if (row->ratio <= x)
+			row->verdict = "pass";
+		else
+			row->verdict = overlap(row) ? "miss?" : "miss";
+	} else if (!strcmp(row->goal, "pmc<=base")) {
+		/* Overheads: a baseline near 0 makes a ratio meaningless. */
+		if (!row->npmc || !row->nbase)
+			row->verdict = "no data";
+		else if (row->spmc.median <= row->sbase.median)
+			row->verdict = "pass";
+		else
+			row->verdict = overlap(row) ? "miss?" : "miss";
+		if (row->sbase.median <= 0)
+			row->ratio = 0;
+	} else if (sscanf(row->goal, "pmcmax<=%lf", &x) == 1) {
+		if (!row->npmc)
+			row->verdict = "no data";
+		else
+			row->verdict = row->spmc.max <= x ? "pass" : "miss";
+	} else {
+		row->verdict = "bad goal";
+	}
+}
+
+void res_load(const char *path, struct results *r)
+{
+	FILE *f = fopen(path, "r");
+	char line[1024], kind[16], id[48], side[16], word[48];
+	struct res_row *row;
+	double val;
+	size_t i;
+
+	if (!f)
+		bench_die(errno, "open %s", path);
+	memset(r, 0, sizeof(*r));
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%15s %47s", kind, id) != 2)
+			continue;
+		if (!strcmp(kind, "ROW")) {
+			if (res_find(r, id))
+				continue;
+			r->rows = grow(r->rows, r->nrows + 1, sizeof(*row));
+			row = &r->rows[r->nrows++];
+			memset(row, 0, sizeof(*row));
+			snprintf(row->id, sizeof(row->id), "%s", id);
+			if (sscanf(line, "%*s %*s %23s %23s", row->unit,
+				   row->goal) != 2)
+				bench_die(0, "bad ROW line: %s", line);
+			rest(line, 4, row->title, sizeof(row->title));
+		} else if (!strcmp(kind, "VAL")) {
+			row = res_find(r, id);
+			if (!row || sscanf(line, "%*s %*s %15s %lf", side, &val) != 2)
+				continue;
+			if (!strcmp(side, "pmc") && row->npmc < RES_MAX_VALS)
+				row->pmc[row->npmc++] = val;
+			else if (!strcmp(side, "base") && row->nbase < RES_MAX_VALS)
+				row->base[row->nbase++] = val;
+		} else if (!strcmp(kind, "NOTE")) {
+			row = res_find(r, id);
+			if (row)
+				rest(line, 2, row->note, sizeof(row->note));
+		} else if (!strcmp(kind, "STATUS")) {
+			struct res_status *s;
+
+			if (sscanf(line, "%*s %*s %47s", word) != 1)
+				continue;
+			r->status = grow(r->status, r->nstatus + 1, sizeof(*s));
+			s = &r->status[r->nstatus++];
+			memset(s, 0, sizeof(*s));
+			snprintf(s->name, sizeof(s->name), "%s", id);
+			s->ok = !strcmp(word, "ok");
+			rest(line, 3, s->why, sizeof(s->why));
+		}
+	}
+	fclose(f);
+	for (i = 0; i < r->nrows; i++)
+		judge(&r->rows[i]);
+}
+
+void res_free(struct results *r)
+{
+	free(r->rows);
+	free(r->status);
+	memset(r, 0, sizeof(*r));
+}

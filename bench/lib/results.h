@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * results.h - the raw results bench/run-all prints in the VM, read back on
+ * the host by bench-report (table, JSON, TAP) and bench-plot (SVG).
+ *
+ * One record per line, words separated by blanks:
+ *   ROW id unit goal title...   a table row; goal is "ratio<=X" (pmc median
+ *                               / baseline median), "pmc<=base" (medians,
+ *                               for overheads that may be near 0),
+ *                               "pmcmax<=X" (every pmc figure), "info" or
+ *                               "n/a"
+ *   VAL id pmc|base number      one repetition's figure
+ *   NOTE id text...             shown in the row (e.g. why it is n/a)
+ *   STATUS name ok|fail why...  one benchmark program ran (or not)
+ * Anything else (the programs' own messages) is ignored.
+ */
+#ifndef _BENCH_RESULTS_H
+#define _BENCH_RESULTS_H
+
+#include <stddef.h>
+
+#include "timing.h"
+
+#define RES_MAX_VALS 64
+
+struct res_row {
+	char id[48];
+	char unit[24];
+	char goal[24];
+	char title[128];
+	char note[128];
+	double pmc[RES_MAX_VALS], base[RES_MAX_VALS];
+	size_t npmc, nbase;
+	struct bench_stats spmc, sbase;	/* filled by res_load() */
+	double ratio;			/* pmc / base medians, or 0: none */
+	/*
+	 * pass, miss, "miss?" (a miss within the noise: the pmc and baseline
+	 * [min, max] ranges overlap), info, n/a, no data
+	 */
+	const char *verdict;
+};
+
+struct res_status {
+	char name[48];
+	int ok;
+	char why[128];
+};
+
+struct results {
+	struct res_row *rows;
+	size_t nrows;
+	struct res_status *status;
+	size_t nstatus;
+};
+
+/* Read @path into @r and compute every row's statistics and verdict. */
+void res_load(const char *path, struct results *r);
+struct res_row *res_find(struct results *r, const char *id);
+void res_free(struct results *r);
+
+#endif /* _BENCH_RESULTS_H */

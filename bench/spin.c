@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * spin.c - the CPU-bound program of benchmark 3 (sampling overhead): a fixed
+ * amount of arithmetic under a few levels of calls (so callchains have
+ * frames to walk), timing itself so that the sampler's start-up and
+ * post-processing stay out of the figure.
+ *
+ *   bench-spin UNITS [GOFD]   do UNITS units of work (after reading one byte
+ *                             from fd GOFD, when given); prints
+ *                             "elapsed_ns=N cpu_ns=N"
+ *   bench-spin --calibrate MS prints "units=N": the units that take about
+ *                             MS milliseconds here
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lib/timing.h"
+
+#define SPIN_DEPTH 6
+#define SPIN_LEAF_ITERS 20000
+
+/* The leaf: integer work the compiler cannot fold away. */
+static __attribute__((noinline)) uint64_t spin_leaf(uint64_t x)
+{
+	unsigned int i;
+
+	for (i = 0; i < SPIN_LEAF_ITERS; i++) {
+		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+		__asm__ __volatile__("" : "+r"(x));
+	}
+	return x;
+}
+
+/* SPIN_DEPTH frames above the leaf. */
+static __attribute__((noinline)) uint64_t spin_frame(int depth, uint64_t x)
+{
+	uint64_t r;
+
+	if (!depth)
+		return spin_leaf(x);
+	r = spin_frame(depth - 1, x + (uint64_t)depth);
+	__asm__ __volatile__("" : "+r"(r));
+	return r;
+}
+
+static uint64_t spin_units(unsigned long units)
+{
+	uint64_t x = 1;
+	unsigned long i;
+
+	for (i = 0; i < units; i++)
+		x = spin_frame(SPIN_DEPTH, x);
+	return x;
+}
+
+static void calibrate(unsigned long ms)
+{
+	unsigned long units = 1;
+	uint64_t t;
+
+	/* Double until one run takes 50 ms or more, then scale. */
+	for (;;) {
+		t = bench_now_ns();
+		spin_units(units);
+		t = bench_now_ns() - t;
+		if (t >= 50000000u || units >= (1ul << 30))
+			break;
+		units *= 2;
+	}
+	units = (unsigned long)((double)units * (double)ms * 1e6 / (double)t);
+	printf("units=%lu\n", units ? units : 1);
+}
+
+int main(int argc, char **argv)
+{
+	uint64_t t0, c0, t1, c1, x;
+	unsigned long units;
+	char go;
+
+	bench_init(argv[0]);
+	if (argc == 3 && !strcmp(argv[1], "--calibrate")) {
+		calibrate(bench_count_arg(argv[2], "MS"));
+		return 0;
+	}
+	if (argc != 2 && argc != 3)
+		bench_die(0, "usage: bench-spin UNITS [GOFD] | --calibrate MS");
+	units = bench_count_arg(argv[1], "UNITS");
+	if (argc == 3) {
+		int fd = (int)bench_count_arg(argv[2], "GOFD");
+
+		if (read(fd, &go, 1) != 1)
+			bench_die(errno, "waiting for the go byte on fd %d", fd);
+		close(fd);
+	}
+	t0 = bench_now_ns();
+	c0 = bench_cpu_ns();
+	x = spin_units(units);
+	t1 = bench_now_ns();
+	c1 = bench_cpu_ns();
+	printf("elapsed_ns=%llu cpu_ns=%llu check=%llu\n",
+	       (unsigned long long)(t1 - t0), (unsigned long long)(c1 - c0),
+	       (unsigned long long)(x & 0xff));
+	return 0;
+}
