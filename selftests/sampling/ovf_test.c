@@ -120,6 +120,8 @@ TEST_F(ovf, preset_overflow_stops_records_and_signals_once)
 	ASSERT_EQ(0, smp_read(self->fd, id, &v2));
 	EXPECT_EQ(v1, v2);
 	EXPECT_EQ(1, nsig);
+	TH_LOG("counted %llu ns past the preset before the set stopped",
+	       (unsigned long long)v1);
 	EXPECT_GT(PRESET_NS, v1);	/* wrapped past 2^64 */
 	smp_buf_free(&b);
 }

@@ -46,15 +46,25 @@ void __attribute__((noinline, noclone)) busy_caller(uint64_t cpu_ns)
 		busy_loop(busy_iters);
 }
 
-/* Size busy_loop() calls to about 5 ms each. */
+/*
+ * Size busy_loop() calls to 20 ms each or more, from the fastest of a few
+ * runs (a loaded host only makes them longer), so that busy_caller()'s
+ * clock_gettime() system calls are a small part of the samples.
+ */
 static void calibrate(void)
 {
-	uint64_t t0 = smp_now_ns(CLOCK_THREAD_CPUTIME_ID), dt;
+	uint64_t t0, dt, best = UINT64_MAX;
+	int i;
 
-	busy_loop(busy_iters);
-	dt = smp_now_ns(CLOCK_THREAD_CPUTIME_ID) - t0;
-	if (dt)
-		busy_iters = busy_iters * 5000000ull / dt + 1;
+	for (i = 0; i < 5; i++) {
+		t0 = smp_now_ns(CLOCK_THREAD_CPUTIME_ID);
+		busy_loop(busy_iters);
+		dt = smp_now_ns(CLOCK_THREAD_CPUTIME_ID) - t0;
+		if (dt && dt < best)
+			best = dt;
+	}
+	if (best != UINT64_MAX)
+		busy_iters = busy_iters * 20000000ull / best + 1;
 }
 
 /* A child that runs busy_caller(@cpu_ns) when told to; *go is its pipe. */
@@ -95,6 +105,11 @@ static unsigned int cc_npc(const struct pmclog_header *h)
 	return (smp_rec_len(h) - sizeof(struct pmclog_callchain)) / 8;
 }
 
+static void user_mode_only(struct pmc_op_pmcallocate *pa, const void *arg)
+{
+	pa->pm_caps = PMC_CAP_INTERRUPT | PMC_CAP_USER;
+}
+
 FIXTURE(sample) {
 	int fd;
 	char path[64];
@@ -132,10 +147,10 @@ FIXTURE_TEARDOWN(sample)
 }
 
 /*
- * cpu-clock at 2 kHz on a child that spends 1.5 s of CPU time in
- * busy_loop(): every sample is the child's, >= 90 % of them in busy_loop
- * with busy_caller in the chain, about one per 500 us of the child's CPU
- * time; and the log file and the ring have the same bytes.
+ * cpu-clock at 2 kHz, user mode, on a child that spends 1.5 s of CPU time
+ * in busy_loop(): every sample is the child's, >= 90 % of them in
+ * busy_loop with busy_caller in the chain, at most one per 500 us of the
+ * child's CPU time; and the log file and the ring have the same bytes.
  */
 TEST_F(sample, process_scope_cpu_clock)
 {
@@ -147,7 +162,7 @@ TEST_F(sample, process_scope_cpu_clock)
 	struct rusage ru;
 	char exe[PATH_MAX];
 	uint64_t cpu_ns, expect;
-	size_t off, nsamples = 0, in_busy = 0, chained = 0;
+	size_t off, nsamples = 0, in_busy = 0, chained = 0, other_user = 0;
 	bool alloc_seen = false, attach_seen = false, map_seen = false;
 	int64_t id;
 	int lfd, go, st;
@@ -166,8 +181,10 @@ TEST_F(sample, process_scope_cpu_clock)
 
 	pid = spawn_busy_child(1500000000ull, &go);
 	ASSERT_LT(0, pid);
-	id = smp_alloc_soft(self->fd, PMC_MODE_TS, PMC_CPU_ANY,
-			    PERF_COUNT_SW_CPU_CLOCK, period, PMC_F_CALLCHAIN);
+	/* User mode only: the samples of the busy loop, not of interrupts. */
+	id = smp_alloc_ext(self->fd, PMC_CLASS_SOFT, PMC_MODE_TS, PMC_CPU_ANY,
+			   PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, period,
+			   PMC_F_CALLCHAIN, user_mode_only, NULL);
 	ASSERT_LE(0, id);
 	ASSERT_EQ(0, smp_attach(self->fd, id, pid));
 	ASSERT_EQ(0, smp_simple(self->fd, PMC_IOC_PMCSTART, id));
@@ -225,14 +242,17 @@ TEST_F(sample, process_scope_cpu_clock)
 			unsigned int i, npc = cc_npc(h);
 
 			nsamples++;
+			EXPECT_TRUE(PMC_CALLCHAIN_CPUFLAGS_TO_USERMODE(cc->pl_cpuflags));
 			EXPECT_EQ(pid, cc->pl_pid);
 			EXPECT_EQ(pid, cc->pl_tid);
 			EXPECT_EQ((uint32_t)id, cc->pl_pmcid);
 			ASSERT_LE(1, npc);
-			if (!in_range(&self->busy, cc->pl_pc[0]))
+			if (!in_range(&self->busy, cc->pl_pc[0])) {
+				if (PMC_CALLCHAIN_CPUFLAGS_TO_USERMODE(cc->pl_cpuflags))
+					other_user++;
 				break;
+			}
 			in_busy++;
-			EXPECT_TRUE(PMC_CALLCHAIN_CPUFLAGS_TO_USERMODE(cc->pl_cpuflags));
 			for (i = 1; i < npc; i++) {
 				if (in_range(&self->caller, cc->pl_pc[i])) {
 					chained++;
@@ -255,20 +275,21 @@ TEST_F(sample, process_scope_cpu_clock)
 	cpu_ns = (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000ull +
 		 (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000ull;
 	expect = cpu_ns / period;
-	TH_LOG("%zu samples for %llu ms of CPU (%llu periods), %zu in busy_loop, %zu through busy_caller",
+	TH_LOG("%zu samples for %llu ms of CPU (%llu periods), %zu in busy_loop, %zu through busy_caller, %zu elsewhere in user mode",
 	       nsamples, (unsigned long long)cpu_ns / 1000000,
-	       (unsigned long long)expect, in_busy, chained);
+	       (unsigned long long)expect, in_busy, chained, other_user);
 	EXPECT_EQ(ds1.pm_intr_processed - ds0.pm_intr_processed, nsamples);
 	EXPECT_LE(expect / 5, nsamples);
 	EXPECT_GE(expect * 11 / 10 + 2, nsamples);
 	EXPECT_LE(nsamples * 9, in_busy * 10);
 	EXPECT_LE(in_busy * 9, chained * 10);
 
-	/* The ring got the same records, byte for byte. */
+	/* The ring (mapped after the file) got the same records, byte for byte. */
 	ASSERT_TRUE(smp_check_stream(&rb, &si_r)) TH_LOG("%s", si_r.error);
 	EXPECT_EQ(0, si_r.seq_gaps);
 	EXPECT_EQ(si.last_seq, si_r.last_seq);
-	EXPECT_LT(1000, smp_same_suffix(&fb, &rb));
+	EXPECT_EQ(si.first_seq + 1, si_r.first_seq);
+	EXPECT_EQ(si_r.nrecs, smp_same_suffix(&fb, &rb));
 	smp_buf_free(&fb);
 	smp_buf_free(&rb);
 }
