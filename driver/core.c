@@ -84,6 +84,12 @@ static struct pmc_obj *pmc_lookup(struct pmc_file *pf, u32 id,
 	return pm;
 }
 
+/* The CPU field of the debug events of @pm: its CPU, or -1 (process mode). */
+static int pmc_dbg_cpu(const struct pmc_obj *pm)
+{
+	return PMC_IS_SYSTEM_MODE(pm->mode) ? (int)pm->cpu : -1;
+}
+
 static void pmc_set_state(struct pmc_obj *pm, u32 state)
 {
 	/* GETPMCINFO reads it without the owner's lock. */
@@ -93,10 +99,15 @@ static void pmc_set_state(struct pmc_obj *pm, u32 state)
 /* The PMC's value. System PMCs: their CPU is online. */
 static u64 pmc_read_value(struct pmc_obj *pm)
 {
+	u64 value;
+
 	if (pm->pmc_class == PMC_CLASS_TSC)
 		return pmc_tsc_read_cpu(pm->cpu);
-	if (pm->sysev)
-		return pm->accum + pmc_event_read(pm->sysev);
+	if (pm->sysev) {
+		value = pmc_event_read(pm->sysev);
+		pmc_dbg(PMC_DBG_MD, PMC_DBG_READ, pm->id, 0, pm->cpu, value);
+		return pm->accum + value;
+	}
 	return pmc_virtual_read(pm);
 }
 
@@ -109,10 +120,12 @@ static void pmc_write_value(struct pmc_obj *pm, u64 value)
 int pmc_stop_pmc(struct pmc_obj *pm)
 {
 	if (pm->state == PMC_STATE_RUNNING) {
-		if (pm->sysev)
+		if (pm->sysev) {
 			perf_event_disable(pm->sysev);
-		else if (PMC_IS_VIRTUAL_MODE(pm->mode))
+			pmc_dbg(PMC_DBG_MD, PMC_DBG_STOP, pm->id, 0, pm->cpu, 0);
+		} else if (PMC_IS_VIRTUAL_MODE(pm->mode)) {
 			pmc_virtual_enable(pm, false);
+		}
 	}
 	pmc_set_state(pm, PMC_STATE_STOPPED);
 	return 0;
@@ -126,6 +139,7 @@ static int pmc_start_pmc(struct pmc_obj *pm)
 		return 0;
 	if (pm->sysev) {
 		perf_event_enable(pm->sysev);
+		pmc_dbg(PMC_DBG_MD, PMC_DBG_START, pm->id, 0, pm->cpu, 0);
 		/* A pinned counter that found no free hardware counter. */
 		if (READ_ONCE(pm->sysev->state) == PERF_EVENT_STATE_ERROR) {
 			perf_event_disable(pm->sysev);
@@ -151,11 +165,14 @@ void pmc_release_pmc(struct pmc_obj *pm)
 {
 	struct pmc_owner *po = pm->owner;
 
+	pmc_dbg(PMC_DBG_PMC, PMC_DBG_RELEASE, pm->id, pid_nr(po->tgid),
+		pmc_dbg_cpu(pm), 0);
 	pmc_stop_pmc(pm);
 	pmc_set_state(pm, PMC_STATE_DELETED);
 	if (PMC_IS_VIRTUAL_MODE(pm->mode))
 		pmc_detach_all(pm);
 	if (pm->sysev) {
+		pmc_dbg(PMC_DBG_MD, PMC_DBG_RELEASE, pm->id, 0, pm->cpu, 0);
 		pmc_event_release(pm->sysev);
 		pm->sysev = NULL;
 	}
@@ -280,6 +297,11 @@ static int pmc_obj_install(struct pmc_owner *po, struct pmc_obj *pm,
 	pm->id = PMC_ID_MAKE_ID(PMC_IS_SYSTEM_MODE(pm->mode) ? pm->cpu :
 				PMC_ID_CPU_ANY, pm->mode, pm->pmc_class,
 				pm->row);
+	pmc_dbg(PMC_DBG_PMC, PMC_DBG_ALLOCATEROW, pm->id, task_tgid_nr(current),
+		pmc_dbg_cpu(pm), pm->row);
+	if (PMC_IS_SYSTEM_MODE(pm->mode))
+		pmc_dbg(PMC_DBG_CPU, PMC_DBG_BIND, pm->id,
+			task_tgid_nr(current), pm->cpu, pm->row);
 	if (PMC_IS_SYSTEM_MODE(pm->mode) && cd->class != PMC_CLASS_TSC) {
 		pm->sysev = pmc_event_create(pm, pm->cpu, NULL, false);
 		if (IS_ERR(pm->sysev)) {
@@ -348,6 +370,8 @@ long pmc_op_pmcallocate(struct pmc_file *pf, void __user *arg)
 		return -EFAULT;
 	}
 	pmc_log_pmcallocate(po, pm);
+	pmc_dbg(PMC_DBG_PMC, PMC_DBG_ALLOCATE, pm->id, task_tgid_nr(current),
+		pmc_dbg_cpu(pm), pm->event);
 	pmc_owner_unlock(po);
 	return 0;
 
@@ -387,6 +411,9 @@ long pmc_op_pmcattach(struct pmc_file *pf, void __user *arg)
 	if (IS_ERR(pm))
 		return PTR_ERR(pm);
 	ret = pmc_attach(pm, pa.pm_pid, pa.pm_flags);
+	if (!ret)
+		pmc_dbg(PMC_DBG_PMC, PMC_DBG_ATTACH, pm->id,
+			pa.pm_pid ?: task_tgid_nr(current), -1, pa.pm_flags);
 	pmc_owner_unlock(po);
 	return ret;
 }
@@ -404,6 +431,9 @@ long pmc_op_pmcdetach(struct pmc_file *pf, void __user *arg)
 	if (IS_ERR(pm))
 		return PTR_ERR(pm);
 	ret = pmc_detach(pm, pa.pm_pid, pa.pm_flags);
+	if (!ret)
+		pmc_dbg(PMC_DBG_PMC, PMC_DBG_DETACH, pm->id,
+			pa.pm_pid ?: task_tgid_nr(current), -1, pa.pm_flags);
 	pmc_owner_unlock(po);
 	return ret;
 }
@@ -435,6 +465,9 @@ long pmc_op_pmcstart(struct pmc_file *pf, void __user *arg)
 	}
 	if (!ret)
 		ret = pmc_start_pmc(pm);
+	if (!ret)
+		pmc_dbg(PMC_DBG_PMC, PMC_DBG_START, pm->id,
+			task_tgid_nr(current), pmc_dbg_cpu(pm), 0);
 	pmc_owner_unlock(po);
 	return ret;
 }
@@ -455,6 +488,9 @@ long pmc_op_pmcstop(struct pmc_file *pf, void __user *arg)
 		ret = -ENXIO;
 	else
 		ret = pmc_stop_pmc(pm);
+	if (!ret)
+		pmc_dbg(PMC_DBG_PMC, PMC_DBG_STOP, pm->id,
+			task_tgid_nr(current), pmc_dbg_cpu(pm), 0);
 	pmc_owner_unlock(po);
 	return ret;
 }
@@ -487,8 +523,13 @@ long pmc_op_pmcrw(struct pmc_file *pf, void __user *arg)
 	if (ret)
 		goto out;
 	old = pmc_read_value(pm);
-	if (prw.pm_flags & PMC_F_NEWVALUE)
+	pmc_dbg(PMC_DBG_PMC, PMC_DBG_READ, pm->id, task_tgid_nr(current),
+		pmc_dbg_cpu(pm), old);
+	if (prw.pm_flags & PMC_F_NEWVALUE) {
 		pmc_write_value(pm, prw.pm_value);
+		pmc_dbg(PMC_DBG_PMC, PMC_DBG_WRITE, pm->id,
+			task_tgid_nr(current), pmc_dbg_cpu(pm), prw.pm_value);
+	}
 	if (!(prw.pm_flags & PMC_F_NEWVALUE) || (prw.pm_flags & PMC_F_OLDVALUE))
 		prw.pm_value = old;
 out:
@@ -515,10 +556,13 @@ long pmc_op_pmcsetcount(struct pmc_file *pf, void __user *arg)
 	} else if (PMC_IS_SAMPLING_MODE(pm->mode)) {
 		u64 period = max_t(u64, sc.pm_count, READ_ONCE(pmc_mincount));
 
-		if (pm->sysev)
+		if (pm->sysev) {
 			ret = perf_event_period(pm->sysev, period);
-		else
+			pmc_dbg(PMC_DBG_MD, PMC_DBG_CONFIG, pm->id, 0, pm->cpu,
+				period);
+		} else {
 			ret = pmc_virtual_set_period(pm, period);
+		}
 		if (!ret) {
 			WRITE_ONCE(pm->count, period);
 			pm->attr.sample_period = period;
@@ -531,6 +575,9 @@ long pmc_op_pmcsetcount(struct pmc_file *pf, void __user *arg)
 		WRITE_ONCE(pm->count, sc.pm_count);
 		pmc_write_value(pm, sc.pm_count);
 	}
+	if (!ret)
+		pmc_dbg(PMC_DBG_PMC, PMC_DBG_CONFIG, pm->id,
+			task_tgid_nr(current), pmc_dbg_cpu(pm), sc.pm_count);
 	pmc_owner_unlock(po);
 	return ret;
 }

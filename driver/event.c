@@ -166,6 +166,8 @@ struct perf_event *pmc_event_create(struct pmc_obj *pm, int cpu,
 	event = perf_event_create_kernel_counter(&attr, cpu, task, handler, pm);
 	if (IS_ERR(event))
 		return ERR_PTR(pmc_event_errno(PTR_ERR(event)));
+	pmc_dbg(PMC_DBG_MD, PMC_DBG_ALLOCATE, pm->id,
+		task ? task_pid_nr(task) : 0, cpu, attr.config);
 	return event;
 }
 

@@ -7,6 +7,7 @@
  * afterwards, so readers need no lock. Ops run in process context.
  */
 #include "pmc_main.h"
+#include "pmc_debug.h"
 
 #include <linux/kernel.h>
 #include <linux/cpumask.h>
@@ -73,6 +74,7 @@ static void pmc_announce_class(const struct pmc_classdesc *cd)
 	}
 	pr_info("%s/%u/%u/0x%x<%s>\n", cd->name, cd->num, cd->width, cd->caps,
 		buf);
+	pmc_dbg(PMC_DBG_MD, PMC_DBG_INIT, cd->class, 0, -1, cd->num);
 }
 
 int pmc_machine_init(void)

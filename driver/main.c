@@ -196,6 +196,8 @@ static long pmc_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	long ret;
 
 	atomic64_inc(&pmc_stats.syscalls);
+	pmc_dbg(PMC_DBG_MODULE, PMC_DBG_SYSCALL, 0, task_tgid_nr(current), -1,
+		nr);
 
 	if (pmc_perfmon_is_cmd(cmd))
 		ret = pmc_perfmon_ioctl(pf, cmd, uarg);

@@ -78,6 +78,7 @@ static struct pmc_owner *pmc_owner_create(struct pmc_file *pf)
 	spin_lock(&pmc_owners_lock);
 	list_add_tail_rcu(&po->link, &pmc_owners);
 	spin_unlock(&pmc_owners_lock);
+	pmc_dbg(PMC_DBG_OWNER, PMC_DBG_ALLOCATE, 0, pid_nr(po->tgid), -1, 0);
 	return po;
 }
 
@@ -121,6 +122,7 @@ void pmc_owner_teardown(struct pmc_owner *po)
 	if (po->dead)
 		return;
 	po->dead = true;
+	pmc_dbg(PMC_DBG_OWNER, PMC_DBG_RELEASE, 0, pid_nr(po->tgid), -1, 0);
 	list_for_each_entry_safe(pm, tmp, &po->pmcs, owner_link)
 		pmc_release_pmc(pm);
 

@@ -141,6 +141,8 @@ static struct pmc_target *pmc_target_new(struct pmc_obj *pm, struct pid *pid,
 		spin_unlock(&pmc_hash_lock);
 		tgt->hashed = true;
 	}
+	pmc_dbg(PMC_DBG_PROCESS, PMC_DBG_LINKTARGET, pm->id, pid_nr(pid), -1,
+		thread);
 	return tgt;
 }
 
@@ -181,6 +183,8 @@ static void pmc_thr_fold(struct pmc_thr *thr)
 	perf_event_disable(event);
 	value = pmc_event_read(event);
 	pmc_event_release(event);
+	pmc_dbg(PMC_DBG_MD, PMC_DBG_RELEASE, tgt->pm->id,
+		task_pid_nr(thr->task), -1, value);
 	tgt->pm->accum += value;
 	tgt->accum += value;
 	pmc_thr_put(thr);
@@ -263,6 +267,8 @@ static void pmc_target_detach(struct pmc_target *tgt, bool log)
 	list_for_each_entry_safe(thr, tmp, &tgt->threads, tgt_link)
 		pmc_thr_fold(thr);
 	list_del(&tgt->pm_link);
+	pmc_dbg(PMC_DBG_PROCESS, PMC_DBG_UNLINKTARGET, pm->id,
+		pid_nr(tgt->pid), -1, tgt->accum);
 	if (log)
 		pmc_log_pmcdetach(po, pm,
 				  pid_nr_ns(tgt->pid, ns_of_pid(po->tgid)));
@@ -607,6 +613,9 @@ void pmc_virtual_enable(struct pmc_obj *pm, bool enable)
 				perf_event_enable(thr->event);
 			else
 				perf_event_disable(thr->event);
+			pmc_dbg(PMC_DBG_MD,
+				enable ? PMC_DBG_START : PMC_DBG_STOP, pm->id,
+				task_pid_nr(thr->task), -1, 0);
 		}
 	}
 }
@@ -615,11 +624,16 @@ u64 pmc_virtual_read(struct pmc_obj *pm)
 {
 	struct pmc_target *tgt;
 	struct pmc_thr *thr;
-	u64 value = pm->accum;
+	u64 value = pm->accum, v;
 
-	list_for_each_entry(tgt, &pm->targets, pm_link)
-		list_for_each_entry(thr, &tgt->threads, tgt_link)
-			value += pmc_event_read(thr->event);
+	list_for_each_entry(tgt, &pm->targets, pm_link) {
+		list_for_each_entry(thr, &tgt->threads, tgt_link) {
+			v = pmc_event_read(thr->event);
+			pmc_dbg(PMC_DBG_MD, PMC_DBG_READ, pm->id,
+				task_pid_nr(thr->task), -1, v);
+			value += v;
+		}
+	}
 	return value;
 }
 
@@ -634,6 +648,8 @@ int pmc_virtual_set_period(struct pmc_obj *pm, u64 period)
 			ret = perf_event_period(thr->event, period);
 			if (ret)
 				return ret;
+			pmc_dbg(PMC_DBG_MD, PMC_DBG_CONFIG, pm->id,
+				task_pid_nr(thr->task), -1, period);
 		}
 	}
 	return 0;
@@ -759,6 +775,8 @@ void pmc_target_fork_probe(struct task_struct *parent,
 		if (thread && tgt->thread && tgt->inherit) {
 			pmc_fork_queue(child, tgt, false);
 		} else if (!thread && (tgt->pm->flags & PMC_F_DESCENDANTS)) {
+			pmc_dbg(PMC_DBG_PROCESS, PMC_DBG_FORK, tgt->pm->id,
+				task_tgid_nr(parent), -1, task_tgid_nr(child));
 			pmc_fork_queue(child, tgt, true);
 			/* System-sampling owners get PROCFORK anyway. */
 			po = tgt->pm->owner;
@@ -808,6 +826,8 @@ static void pmc_thr_exit_work(struct callback_head *cb)
 	gone = tgt->thread || !atomic_read(&current->signal->live);
 	if (tgt->dead || !list_empty(&tgt->threads) || !gone)
 		goto out;
+	pmc_dbg(PMC_DBG_PROCESS, PMC_DBG_EXIT, pm->id, pid_nr(tgt->pid), -1,
+		tgt->accum);
 	if (!tgt->thread && (pm->flags & PMC_F_LOG_PROCEXIT))
 		pmc_log_procexit(po, pm,
 				 pid_nr_ns(tgt->pid, ns_of_pid(po->tgid)),
@@ -880,6 +900,8 @@ void pmc_target_exec_probe(struct task_struct *task, struct linux_binprm *bprm)
 			continue;
 		tgt = thr->tgt;
 		po = tgt->pm->owner;
+		pmc_dbg(PMC_DBG_PROCESS, PMC_DBG_EXEC, tgt->pm->id,
+			task_tgid_nr(task), -1, raised);
 		/* System-sampling owners get PROCEXEC anyway. */
 		if (!READ_ONCE(po->nss))
 			pmc_log_procexec(po, tgt->pm, task);
@@ -924,6 +946,8 @@ void pmc_target_switch_probe(struct task_struct *prev)
 		value = local64_read(&event->count);
 		delta = value - thr->last_csw;
 		thr->last_csw = value;
+		pmc_dbg(PMC_DBG_CSW, PMC_DBG_SWO, pm->id, task_pid_nr(prev),
+			smp_processor_id(), delta);
 		po = pm->owner;
 		pmc_log_proccsw(po, pm, pmc_owner_pid_nr(po, prev, true),
 				pmc_owner_pid_nr(po, prev, false), delta);
