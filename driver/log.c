@@ -111,6 +111,10 @@ void pmc_log_publish_locked(struct pmc_log_state *log, bool flush)
 	int cpu;
 
 	lockdep_assert_held(&log->pub_lock);
+	/* Records lost for want of a buffer: keep more of them free. */
+	if (atomic64_read(&log->lost_records))
+		log->pool_want = min(max(log->pool_want * 2,
+					 num_online_cpus() + 2), log->maxbufs);
 	if (!log->dead)
 		pmc_log_report_drops(log);
 	for_each_possible_cpu(cpu)

@@ -60,13 +60,14 @@ struct pmc_logbuf *pmc_log_pool_get(struct pmc_log_state *log)
 }
 
 /*
- * Keep one free buffer per online CPU and two more (the file's output and a
- * spare), within the limit of nbuffers_pcpu per possible CPU. Process
- * context, pub_lock held (or the log state not yet published).
+ * Keep pool_want buffers free: one per online CPU and two more (the file's
+ * output and a spare) at first, twice as many each time records were lost
+ * for want of one, within the limit of nbuffers_pcpu per possible CPU.
+ * Process context, pub_lock held (or the log state not yet published).
  */
 void pmc_log_pool_fill(struct pmc_log_state *log)
 {
-	unsigned int want = num_online_cpus() + 2;
+	unsigned int want = max(log->pool_want, num_online_cpus() + 2);
 	struct pmc_logbuf *buf;
 	unsigned int nfree;
 

@@ -206,6 +206,7 @@ struct pmc_log_state {
 	unsigned int nfree;
 	unsigned int nbufs;		/* allocated, under pub_lock */
 	unsigned int maxbufs;
+	unsigned int pool_want;		/* free ones to keep, under pub_lock */
 
 	struct mutex cfg_lock;
 	struct mutex pub_lock;
