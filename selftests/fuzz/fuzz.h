@@ -73,6 +73,7 @@ struct fz_shared {
 	uint32_t nrows;		/* rows per CPU */
 	uint32_t mincount;
 	bool unpriv_sys;	/* uid 65534 may get system PMCs */
+	int faults;		/* --faults: workers run with make-it-fail */
 	_Atomic uint32_t ids[FZ_SHARED_IDS];	/* ids any worker allocated */
 	_Atomic int pids[FZ_SHARED_PIDS];	/* workers, targets, reaped pids */
 	_Atomic uint64_t ops;

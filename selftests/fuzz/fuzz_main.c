@@ -5,7 +5,11 @@
  * still counts).
  *
  *   pmc-fuzz [--seed N] [--ops N] [--procs N] [--threads N] [--unpriv N]
- *            [--timeout S] [--verbose] [--no-kmsg]
+ *            [--timeout S] [--faults PCT] [--verbose] [--no-kmsg]
+ *
+ * --faults PCT (debug kernel): failslab and fail_page_alloc fail PCT % of
+ * the workers' allocations (task filter, make-it-fail); ENOMEM anywhere is
+ * then fine, a crash, a leak or an undocumented errno is not.
  *
  * Prints "# pmc-fuzz: seed N ..." first (replay with --seed N) and ends with
  * "pmc-fuzz: PASS ..." or "pmc-fuzz: FAIL ..."; exit status 0, 1 (failed),
@@ -42,6 +46,7 @@ struct fz_opts {
 	int threads;
 	int unpriv;
 	int timeout;
+	int faults;	/* % of the workers' allocations failed (0: none) */
 	bool kmsg;
 };
 
@@ -66,6 +71,90 @@ void fz_fail(const char *fmt, ...)
 		fz_sh->msg[fz_sh->msg_len++] = '\n';
 	}
 	pthread_mutex_unlock(&fz_sh->msg_lock);
+}
+
+/* ---------------------------------------------------------------- fault injection */
+
+static int flt_set(const char *path, const char *value)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, value, strlen(value));
+	close(fd);
+	return n == (ssize_t)strlen(value) ? 0 : -EIO;
+}
+
+static long long flt_get(const char *path)
+{
+	char buf[64];
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	return atoll(buf);
+}
+
+#define FZ_FAULT_TIMES	"100000000"
+static const char *const fz_fault_attrs[] = {
+	"/sys/kernel/debug/failslab", "/sys/kernel/debug/fail_page_alloc",
+};
+
+/*
+ * --faults PCT: failslab and fail_page_alloc fail PCT % of the allocations
+ * of the tasks that have make-it-fail (the workers), sleeping ones included,
+ * silently (verbose 0: a stack dump would read as a kernel bug). Returns 0,
+ * or -ENOENT where debugfs fault injection is absent.
+ */
+static int fz_faults_arm(int pct)
+{
+	char v[16];
+	unsigned int i;
+	char path[128];
+
+	if (access(fz_fault_attrs[0], F_OK))
+		return -ENOENT;
+	snprintf(v, sizeof(v), "%d", pct);
+	for (i = 0; i < 2; i++) {
+#define FZ_ATTR(name, val) \
+		(snprintf(path, sizeof(path), "%s/%s", fz_fault_attrs[i], name), flt_set(path, val))
+		if (FZ_ATTR("verbose", "0") || FZ_ATTR("task-filter", "Y") ||
+		    FZ_ATTR("ignore-gfp-wait", "N") || FZ_ATTR("interval", "1") ||
+		    FZ_ATTR("times", FZ_FAULT_TIMES) || FZ_ATTR("space", "0") ||
+		    FZ_ATTR("probability", v))
+			return -EIO;
+		if (i == 1 && (FZ_ATTR("ignore-gfp-highmem", "N") || FZ_ATTR("min-order", "0")))
+			return -EIO;
+#undef FZ_ATTR
+	}
+	return 0;
+}
+
+/* Disarm; the number of faults injected. */
+static long long fz_faults_disarm(void)
+{
+	char path[128];
+	long long n = 0, left;
+	unsigned int i;
+
+	for (i = 0; i < 2; i++) {
+		snprintf(path, sizeof(path), "%s/probability", fz_fault_attrs[i]);
+		flt_set(path, "0");
+		snprintf(path, sizeof(path), "%s/times", fz_fault_attrs[i]);
+		left = flt_get(path);
+		if (left >= 0)
+			n += atoll(FZ_FAULT_TIMES) - left;
+		flt_set(path, "1");
+	}
+	return n;
 }
 
 /* ---------------------------------------------------------------- workers */
@@ -137,7 +226,8 @@ static void *fz_thread_main(void *arg)
 	uint64_t i;
 
 	if (fz_thread_init(t)) {
-		fz_fail("thread setup failed: %s", strerror(errno));
+		if (!fz_sh->faults)	/* an injected fault is no failure */
+			fz_fail("thread setup failed: %s", strerror(errno));
 		return NULL;
 	}
 	atomic_store(&t->p->tids[t->index & 15], t->tid);
@@ -164,19 +254,26 @@ static int fz_worker(const struct fz_opts *o, int index, bool unpriv, uint64_t b
 	p->unpriv = unpriv;
 	p->pid = getpid();
 	fz_worker_signals();
+	/* Fault injection for this process and the threads it makes (--faults). */
+	if (fz_sh->faults && flt_set("/proc/self/make-it-fail", "1"))
+		fz_fail("worker %d: cannot write /proc/self/make-it-fail", index);
 	if (unpriv && pmc_t_drop_privileges()) {
+		if (fz_sh->faults)
+			return 0;
 		fz_fail("worker %d: cannot become uid %d: %s", index, PMC_TEST_NOBODY,
 			strerror(errno));
 		return 1;
 	}
 	ret = fz_proc_init(p);
 	if (ret) {
+		if (fz_sh->faults)
+			return 0;
 		fz_fail("worker %d (%s): setup failed: %s", index, unpriv ? "uid 65534" : "root",
 			strerror(-ret));
 		return 1;
 	}
 	if (pthread_create(&sink, NULL, fz_sink_main, p))
-		return 1;
+		return fz_sh->faults ? 0 : 1;
 	for (i = 0; i < o->threads; i++) {
 		th[i].p = p;
 		th[i].index = i;
@@ -409,7 +506,7 @@ static void fz_usage(const char *argv0)
 {
 	fprintf(stderr,
 		"usage: %s [--seed N] [--ops N] [--procs N] [--threads N] [--unpriv N]\n"
-		"          [--timeout SECONDS] [--verbose] [--no-kmsg]\n", argv0);
+		"          [--timeout SECONDS] [--faults PCT] [--verbose] [--no-kmsg]\n", argv0);
 	exit(2);
 }
 
@@ -436,6 +533,7 @@ int main(int argc, char **argv)
 		{ "timeout", required_argument, NULL, 'T' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "no-kmsg", no_argument, NULL, 'K' },
+		{ "faults", required_argument, NULL, 'F' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct fz_opts o = { .ops = 50000, .procs = 4, .threads = 3, .unpriv = -1,
@@ -446,9 +544,10 @@ int main(int argc, char **argv)
 	uint64_t start, deadline, last = 0;
 	int c, i, fd, kfd = -1, alive;
 	bool have_seed = false, hung = false;
+	long long injected = 0;
 	char buf[64];
 
-	while ((c = getopt_long(argc, argv, "s:n:p:t:u:T:vK", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "s:n:p:t:u:T:vKF:", lo, NULL)) != -1) {
 		switch (c) {
 		case 's': o.seed = strtoull(optarg, NULL, 0); have_seed = true; break;
 		case 'n': o.ops = strtoull(optarg, NULL, 0); break;
@@ -458,11 +557,12 @@ int main(int argc, char **argv)
 		case 'T': o.timeout = atoi(optarg); break;
 		case 'v': break;
 		case 'K': o.kmsg = false; break;
+		case 'F': o.faults = atoi(optarg); break;
 		default: fz_usage(argv[0]);
 		}
 	}
 	if (optind != argc || o.procs < 1 || o.procs > FZ_MAX_PROCS || o.threads < 1 ||
-	    o.threads > 16 || o.timeout < 1)
+	    o.threads > 16 || o.timeout < 1 || o.faults < 0 || o.faults > 100)
 		fz_usage(argv[0]);
 	if (!have_seed)
 		o.seed = fz_default_seed();
@@ -473,10 +573,10 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	printf("# pmc-fuzz: seed %" PRIu64 " ops %" PRIu64 " procs %d threads %d unpriv %d"
-	       " (replay: pmc-fuzz --seed %" PRIu64 " --ops %" PRIu64 " --procs %d --threads %d --unpriv %d)\n",
-	       o.seed, o.ops, o.procs, o.threads, o.unpriv, o.seed, o.ops, o.procs,
-	       o.threads, o.unpriv);
+	printf("# pmc-fuzz: seed %" PRIu64 " ops %" PRIu64 " procs %d threads %d unpriv %d faults %d"
+	       " (replay: pmc-fuzz --seed %" PRIu64 " --ops %" PRIu64 " --procs %d --threads %d --unpriv %d --faults %d)\n",
+	       o.seed, o.ops, o.procs, o.threads, o.unpriv, o.faults, o.seed, o.ops, o.procs,
+	       o.threads, o.unpriv, o.faults);
 
 	fz_sh = mmap(NULL, sizeof(*fz_sh), PROT_READ | PROT_WRITE,
 		     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -523,6 +623,19 @@ int main(int argc, char **argv)
 			lseek(kfd, 0, SEEK_END);
 	}
 
+	if (o.faults) {
+		int r = fz_faults_arm(o.faults);
+
+		if (r == -ENOENT) {
+			printf("pmc-fuzz: SKIP: no debugfs fault injection (/sys/kernel/debug/failslab)\n");
+			return 4;
+		}
+		if (r) {
+			printf("pmc-fuzz: FAIL: cannot arm failslab/fail_page_alloc\n");
+			return 1;
+		}
+		fz_sh->faults = o.faults;
+	}
 	start = fz_now_ns();
 	deadline = start + (uint64_t)o.timeout * 1000000000ULL;
 	fflush(NULL);
@@ -593,6 +706,8 @@ int main(int argc, char **argv)
 	}
 
 	fz_restore_mode();
+	if (o.faults)
+		injected = fz_faults_disarm();
 	if (!geteuid())
 		fz_restore_rows(fd);
 	fz_rows_left(fd, 20000, true);
@@ -600,6 +715,9 @@ int main(int argc, char **argv)
 	close(fd);
 	fz_kmsg_check(kfd);
 	fz_summary(&o, (double)(fz_now_ns() - start) / 1e9);
+	if (o.faults)
+		printf("# pmc-fuzz: %lld allocation faults injected (failslab + fail_page_alloc, %d %%)\n",
+		       injected, o.faults);
 
 	if (atomic_load(&fz_sh->failures)) {
 		printf("pmc-fuzz: FAIL seed %" PRIu64 ": %d failures; first:\n%s",

@@ -185,7 +185,8 @@ static int fz_ioctl(struct fz_thread *t, unsigned int op, int fd,
 		fz_fail("%s (cmd 0x%lx): succeeded though its result could not be written (read-only buffer)",
 			fz_op_name(op), cmd);
 	if (pl >= PL_SHORT && ret < 0 && err != EFAULT && err != EPERM &&
-	    err != ESRCH && err != EBADF && err != EINTR)
+	    err != ESRCH && err != EBADF && err != EINTR &&
+	    !(fz_sh->faults && err == ENOMEM))
 		fz_fail("%s (cmd 0x%lx, %s buffer): errno %d (%s), not EFAULT",
 			fz_op_name(op), cmd, fz_place_name[pl], err, strerror(err));
 	return ret < 0 ? err : 0;
