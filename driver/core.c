@@ -131,10 +131,40 @@ int pmc_stop_pmc(struct pmc_obj *pm)
 	return 0;
 }
 
+/*
+ * When its CPU goes offline perf takes a system counter out of the CPU's
+ * context for good: the counter keeps its count and counts nothing more,
+ * even once the CPU is back. PMCSTART (running or not) gives such a PMC a
+ * new counter on its online CPU, the old count folded into its value; until
+ * then reads return the value it had when its CPU went. Returns 0 or the
+ * creation's error (the old counter stays).
+ */
+static int pmc_sys_revive(struct pmc_obj *pm)
+{
+	struct perf_event *event;
+
+	if (READ_ONCE(pm->sysev->attach_state) & PERF_ATTACH_CONTEXT)
+		return 0;
+	event = pmc_event_create(pm, pm->cpu, NULL,
+				 pm->state == PMC_STATE_RUNNING);
+	if (IS_ERR(event))
+		return PTR_ERR(event);
+	pm->accum += pmc_event_read(pm->sysev);
+	pmc_event_release(pm->sysev);
+	pm->sysev = event;
+	return 0;
+}
+
 static int pmc_start_pmc(struct pmc_obj *pm)
 {
 	int ret;
 
+	/* A system counter CPU hotplug ended: a new one. */
+	if (pm->sysev) {
+		ret = pmc_sys_revive(pm);
+		if (ret)
+			return ret;
+	}
 	if (pm->state == PMC_STATE_RUNNING)
 		return 0;
 	if (pm->sysev) {
