@@ -15,6 +15,7 @@
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/percpu.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
 #include <linux/uaccess.h>
@@ -257,10 +258,10 @@ err_free:
 
 /*
  * Publish everything, stop taking buffers for the file, wait for the writer
- * to write them (killable: owner exit; else interruptible) and release it.
- * Process context, cfg_lock held, a file configured.
+ * to write them (as @how says) and release it; what is left unwritten is
+ * given up. Process context, cfg_lock held, a file configured.
  */
-static int pmc_log_close_file(struct pmc_log_state *log, bool killable)
+static int pmc_log_close_file(struct pmc_log_state *log, enum pmc_log_wait how)
 {
 	int ret;
 
@@ -269,9 +270,23 @@ static int pmc_log_close_file(struct pmc_log_state *log, bool killable)
 	pmc_log_file_stop(log);
 	mutex_unlock(&log->pub_lock);
 
-	ret = pmc_log_file_drain(log, killable);
+	ret = pmc_log_file_drain(log, how);
 	pmc_log_file_release(log, ret != 0);
 	return ret;
+}
+
+/*
+ * How long the owner's exit waits for its log file. A process killed by a
+ * signal does not wait: its SIGKILL is already taken, and in do_exit() a
+ * new one is ignored, so nothing could end the wait for a reader that does
+ * not read. Otherwise (exit(), a close) the writer has as long as it makes
+ * progress.
+ */
+static enum pmc_log_wait pmc_log_exit_wait(void)
+{
+	if ((current->flags & PF_EXITING) && (current->exit_code & 0x7f))
+		return PMC_LOG_WAIT_NONE;
+	return PMC_LOG_WAIT_STALL;
 }
 
 bool pmc_log_configured(struct pmc_owner *po)
@@ -293,7 +308,7 @@ void pmc_log_owner_exit(struct pmc_owner *po)
 
 	mutex_lock(&log->cfg_lock);
 	if (log->file)
-		pmc_log_close_file(log, true);
+		pmc_log_close_file(log, pmc_log_exit_wait());
 	mutex_lock(&log->pub_lock);
 	pmc_log_publish_locked(log, false);
 	WRITE_ONCE(log->dead, true);
@@ -388,7 +403,8 @@ long pmc_op_configurelog(struct pmc_file *pf, void __user *arg)
 		if (!log->file)
 			ret = -EINVAL;
 		else
-			ret = pmc_log_close_file(log, false) ? -EINTR : 0;
+			ret = pmc_log_close_file(log, PMC_LOG_WAIT_INTR) ?
+			      -EINTR : 0;
 	} else if (log->file) {
 		ret = -EBUSY;
 	} else {
@@ -425,7 +441,7 @@ long pmc_op_flushlog(struct pmc_file *pf, void __user *arg)
 	}
 	pmc_log_publish(log, true);
 	if (log->file) {
-		ret = pmc_log_file_drain(log, false);
+		ret = pmc_log_file_drain(log, PMC_LOG_WAIT_INTR);
 		if (!ret)
 			ret = READ_ONCE(log->error);
 	}
@@ -487,7 +503,7 @@ long pmc_op_closelog(struct pmc_file *pf, void __user *arg)
 	if (c)
 		pmc_log_end(&rsv);
 	if (log->file)
-		pmc_log_close_file(log, false);
+		pmc_log_close_file(log, PMC_LOG_WAIT_INTR);
 	else
 		pmc_log_publish(log, false);
 out:

@@ -137,6 +137,7 @@ static int pmc_log_write_buf(struct pmc_log_state *log, struct pmc_logbuf *buf)
 			break;
 		}
 		done += n;
+		WRITE_ONCE(log->written, log->written + n);
 	}
 	revert_creds(old);
 	pmc_dbg(PMC_DBG_LOGGING, PMC_DBG_WRITE, 0, log->owner_pid, -1,
@@ -308,15 +309,34 @@ void pmc_log_file_push(struct pmc_log_state *log, bool all)
 	log->out = NULL;
 }
 
-int pmc_log_file_drain(struct pmc_log_state *log, bool killable)
+int pmc_log_file_drain(struct pmc_log_state *log, enum pmc_log_wait how)
 {
-	if (!log->writer)
+	u64 seen;
+	long ret;
+
+	if (!log->writer || pmc_log_writeq_idle(log))
 		return 0;
-	if (killable)
-		return wait_event_killable(log->drained_wait,
-					   pmc_log_writeq_idle(log));
-	return wait_event_interruptible(log->drained_wait,
-					pmc_log_writeq_idle(log));
+	switch (how) {
+	case PMC_LOG_WAIT_INTR:
+		return wait_event_interruptible(log->drained_wait,
+						pmc_log_writeq_idle(log));
+	case PMC_LOG_WAIT_STALL:
+		/* A reader that reads, however slowly, gets everything. */
+		do {
+			seen = READ_ONCE(log->written);
+			ret = wait_event_killable_timeout(log->drained_wait,
+							  pmc_log_writeq_idle(log),
+							  HZ);
+			if (ret > 0)
+				return 0;
+			if (ret < 0)
+				return ret;
+		} while (READ_ONCE(log->written) != seen);
+		return -ETIMEDOUT;
+	case PMC_LOG_WAIT_NONE:
+		break;
+	}
+	return -ETIMEDOUT;
 }
 
 /*

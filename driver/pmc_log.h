@@ -222,6 +222,7 @@ struct pmc_log_state {
 	struct mm_struct *mm;		/* PMC_LOG_WRITE_USER: mmgrab()ed */
 	unsigned long ubuf;		/* ... its bounce buffer there */
 	struct task_struct *writer;
+	u64 written;			/* bytes written, by the writer */
 
 	spinlock_t wq_lock;
 	struct list_head writeq;
@@ -329,12 +330,20 @@ void pmc_log_file_append(struct pmc_log_state *log, const void *rec, u32 len);
  * idle. pub_lock held.
  */
 void pmc_log_file_push(struct pmc_log_state *log, bool all);
+/* How pmc_log_file_drain() waits for the writer. */
+enum pmc_log_wait {
+	PMC_LOG_WAIT_INTR,	/* until interrupted by a signal (ops) */
+	PMC_LOG_WAIT_STALL,	/* killable, and while the writer makes progress */
+	PMC_LOG_WAIT_NONE,	/* not at all */
+};
+
 /*
- * Wait until the writer has written everything queued; returns 0 or
- * -EINTR/-ERESTARTSYS when interrupted (@killable: only by fatal signals).
+ * Wait until the writer has written everything queued; returns 0, or
+ * -ERESTARTSYS (a signal), -ETIMEDOUT (the writer wrote nothing for a
+ * second while PMC_LOG_WAIT_STALL, or PMC_LOG_WAIT_NONE with work left).
  * Process context, pub_lock not held.
  */
-int pmc_log_file_drain(struct pmc_log_state *log, bool killable);
+int pmc_log_file_drain(struct pmc_log_state *log, enum pmc_log_wait how);
 /* Take no more buffers for the file. Process context, pub_lock held. */
 void pmc_log_file_stop(struct pmc_log_state *log);
 /*
