@@ -171,6 +171,31 @@ static inline struct pmclog_header flt_ring_header(const struct flt_ring *r, uin
 	return h;
 }
 
+/*
+ * Sample (CALLCHAIN) records in [@from, @to) of the ring taken after @after_ns
+ * (CLOCK_MONOTONIC, the records' pl_tsc); -1 if a record is malformed.
+ */
+static inline int flt_ring_samples_after(const struct flt_ring *r, uint64_t from,
+					 uint64_t to, uint64_t after_ns)
+{
+	uint64_t pos = from;
+	int n = 0;
+
+	while (pos < to) {
+		struct pmclog_header h = flt_ring_header(r, pos);
+		uint32_t len = PMCLOG_HEADER_TO_LENGTH(h.pl_header);
+
+		if (!PMCLOG_HEADER_CHECK_MAGIC(h.pl_header) || len < sizeof(h) ||
+		    len % 8 || len > to - pos)
+			return -1;
+		if (PMCLOG_HEADER_TO_TYPE(h.pl_header) == PMCLOG_TYPE_CALLCHAIN &&
+		    h.pl_tsc > after_ns)
+			n++;
+		pos += len;
+	}
+	return n;
+}
+
 /* ---------------------------------------------------------------- rows */
 
 /*

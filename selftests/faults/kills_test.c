@@ -98,22 +98,10 @@ static void blocked_owner(int wfd, int ready)
 }
 
 /*
- * Bug "owner-exit-blocked-writer" (docs/reliability.md): the dying owner
- * waits in pmc_log_file_drain() for a writer that waits for a reader that
- * never reads; the owner is unkillable (its SIGKILL is already taken) and
- * holds the module. Until it is fixed the two tests below would hang the VM
- * suite for everyone: they run with PMC_REGRESS_CRASHERS=1 only.
+ * Bug "owner-exit-blocked-writer" (fixed, docs/reliability.md): the dying
+ * owner used to wait in pmc_log_file_drain() for a writer that waited for
+ * a reader that never reads, unkillable and holding the module.
  */
-#define OWNER_EXIT_BUG \
-	"bug owner-exit-blocked-writer: a killed owner hangs in exit (PMC_REGRESS_CRASHERS=1 runs it)"
-
-static bool run_crashers(void)
-{
-	const char *e = getenv("PMC_REGRESS_CRASHERS");
-
-	return e && *e == '1';
-}
-
 static void owner_killed_blocked(struct __test_metadata *_metadata, int fd, bool keep_reader)
 {
 	int p[2], ready[2], st, i;
@@ -121,8 +109,6 @@ static void owner_killed_blocked(struct __test_metadata *_metadata, int fd, bool
 	pid_t pid;
 	char b;
 
-	if (!run_crashers())
-		SKIP(return, OWNER_EXIT_BUG);
 
 	ASSERT_EQ(0, pipe(p));
 	ASSERT_EQ(0, pipe(ready));

@@ -4,7 +4,7 @@
  * fault tests (selftests/faults/) found, one test each, named after the
  * bug (docs/reliability.md lists them). A test here fails until its bug is
  * fixed; one that would crash the VM suite for everyone is SKIPped with the
- * bug's name instead, and run with PMC_REGRESS_CRASHERS=1.
+ * bug's name until then (PMC_REGRESS_CRASHERS=1 runs it anyway).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -61,6 +61,7 @@ FIXTURE_TEARDOWN(regress)
  * offline (state OFF); the driver still has the PMC RUNNING, so PMCSTART
  * returns 0 at once (core.c pmc_start_pmc()) and nothing re-creates the
  * counter: the count stays frozen and a sampling PMC never samples again.
+ * Fixed in 4c4e9bd (PMCSTART gives the PMC a new counter).
  */
 TEST_F_TIMEOUT(regress, hotplug_restart_counts, 60)
 {
@@ -86,13 +87,6 @@ TEST_F_TIMEOUT(regress, hotplug_restart_counts, 60)
 	EXPECT_EQ(0, pmc_t_release(self->fd, id));
 }
 
-static bool run_crashers(void)
-{
-	const char *e = getenv("PMC_REGRESS_CRASHERS");
-
-	return e && *e == '1';
-}
-
 /*
  * Bug "owner-exit-blocked-writer": an owner killed while its log writer is
  * blocked on a pipe nobody reads never finishes exiting. Its last close of
@@ -102,8 +96,9 @@ static bool run_crashers(void)
  * and the writer sleeps in pipe_write(): the process stays in D state
  * for good and pins the module. Here the owner's own reading end (a lower
  * descriptor than /dev/pmc) is closed after /dev/pmc at exit, so the pipe
- * never breaks. SKIPped: it leaves an unkillable process and an
- * unloadable module behind (PMC_REGRESS_CRASHERS=1 runs it).
+ * never breaks. Fixed in e0630c8 (a killed owner does not wait for its
+ * writer); before, this left an unkillable process and a module that would
+ * not unload.
  */
 TEST_F_TIMEOUT(regress, owner_exit_blocked_writer, 60)
 {
@@ -114,8 +109,6 @@ TEST_F_TIMEOUT(regress, owner_exit_blocked_writer, 60)
 
 	if (_metadata->skip)
 		return;
-	if (!run_crashers())
-		SKIP(return, "bug owner-exit-blocked-writer hangs the VM suite; PMC_REGRESS_CRASHERS=1 runs it");
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (!pid) {
