@@ -5,7 +5,8 @@
  * that every round trip is two context switches on one CPU (what a
  * scheduler hook costs shows up whole, without cross-CPU wake-up noise).
  *
- *   bench-pingpong ROUNDTRIPS   prints "ns_per_roundtrip=N"
+ *   bench-pingpong ROUNDTRIPS   prints "ns_per_roundtrip=N" (the median of
+ *                               the batches' means, lib/timing.h)
  */
 #include <errno.h>
 #include <sched.h>
@@ -14,6 +15,11 @@
 #include <unistd.h>
 
 #include "lib/timing.h"
+
+struct pipes {
+	int ping_w;	/* to the partner */
+	int pong_r;	/* from the partner */
+};
 
 static void pin_cpu0(void)
 {
@@ -25,26 +31,37 @@ static void pin_cpu0(void)
 		bench_die(errno, "sched_setaffinity");
 }
 
-static void xfer(int rfd, int wfd, unsigned long n, int reader_first)
+static int roundtrip(void *arg)
 {
-	unsigned long i;
+	struct pipes *p = arg;
 	char b = 0;
 
-	for (i = 0; i < n; i++) {
-		if (reader_first && read(rfd, &b, 1) != 1)
-			bench_die(errno, "read");
-		if (write(wfd, &b, 1) != 1)
-			bench_die(errno, "write");
-		if (!reader_first && read(rfd, &b, 1) != 1)
-			bench_die(errno, "read");
+	if (write(p->ping_w, &b, 1) != 1)
+		return -1;
+	if (read(p->pong_r, &b, 1) != 1) {
+		errno = errno ? errno : EPIPE;
+		return -1;
 	}
+	return 0;
+}
+
+/* The partner: echo every byte until the other end closes. */
+static void __attribute__((noreturn)) echo(int rfd, int wfd)
+{
+	char b;
+
+	while (read(rfd, &b, 1) == 1)
+		if (write(wfd, &b, 1) != 1)
+			_exit(1);
+	_exit(0);
 }
 
 int main(int argc, char **argv)
 {
 	int ping[2], pong[2], status;
+	struct pipes p;
 	unsigned long n;
-	uint64_t t0, t1;
+	double ns;
 	pid_t pid;
 
 	bench_init(argv[0]);
@@ -58,17 +75,19 @@ int main(int argc, char **argv)
 	if (pid < 0)
 		bench_die(errno, "fork");
 	if (!pid) {
-		/* +1: the warm-up round trip. */
-		xfer(ping[0], pong[1], n + 1, 1);
-		_exit(0);
+		close(ping[1]);
+		close(pong[0]);
+		echo(ping[0], pong[1]);
 	}
-	xfer(pong[0], ping[1], 1, 0);
-	t0 = bench_now_ns();
-	xfer(pong[0], ping[1], n, 0);
-	t1 = bench_now_ns();
+	close(ping[0]);
+	close(pong[1]);
+	p.ping_w = ping[1];
+	p.pong_r = pong[0];
+	ns = bench_per_op_ns("round trip", roundtrip, &p, n, n / 20 + 1);
+	close(ping[1]);
 	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) ||
 	    WEXITSTATUS(status))
 		bench_die(0, "the partner process failed");
-	printf("ns_per_roundtrip=%.1f\n", (double)(t1 - t0) / (double)n);
+	printf("ns_per_roundtrip=%.1f\n", ns);
 	return 0;
 }

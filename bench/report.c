@@ -41,26 +41,32 @@ static const char *cell(const struct bench_stats *s, char *buf, size_t size)
 	return buf;
 }
 
+/* "median [min..max]" of the paired ratios, or the ratio of the medians. */
 static const char *ratio(const struct res_row *row, char *buf, size_t size)
 {
 	if (row->ratio == 0)
 		return "-";
-	snprintf(buf, size, "%.2f", row->ratio);
+	if (row->sratio.n > 1)
+		snprintf(buf, size, "%.2f [%.2f..%.2f]", row->ratio,
+			 row->sratio.min, row->sratio.max);
+	else
+		snprintf(buf, size, "%.2f", row->ratio);
 	return buf;
 }
 
 static void table(const struct results *r, int markdown)
 {
-	char p[64], b[64], q[16];
+	char p[64], b[64], q[48];
 	size_t i;
 
 	if (markdown)
-		printf("| id | benchmark | unit | pmc median [min..max] | baseline median [min..max] | ratio | goal | result |\n"
+		printf("| id | benchmark | unit | pmc median [min..max] | baseline median [min..max] | ratio [min..max] | goal | result |\n"
 		       "| --- | --- | --- | ---: | ---: | ---: | --- | --- |\n");
 	else
-		printf("%-16s %-64s %-9s %-26s %-26s %6s %-11s %s\n", "id",
+		printf("%-16s %-64s %-9s %-26s %-26s %-18s %-11s %s\n", "id",
 		       "benchmark", "unit", "pmc median [min..max]",
-		       "baseline median [min..max]", "ratio", "goal", "result");
+		       "baseline median [min..max]", "ratio [min..max]", "goal",
+		       "result");
 	for (i = 0; i < r->nrows; i++) {
 		const struct res_row *row = &r->rows[i];
 		const char *verdict = row->verdict;
@@ -78,7 +84,7 @@ static void table(const struct results *r, int markdown)
 			       strncmp(verdict, "miss", 4) ? verdict :
 			       !strcmp(verdict, "miss") ? "**miss**" : "**miss?**");
 		else
-			printf("%-16s %-64s %-9s %-26s %-26s %6s %-11s %s\n",
+			printf("%-16s %-64s %-9s %-26s %-26s %-18s %-11s %s\n",
 			       row->id, title, row->unit,
 			       cell(&row->spmc, p, sizeof(p)),
 			       cell(&row->sbase, b, sizeof(b)),
@@ -142,6 +148,10 @@ static void json(const struct results *r, const char *path)
 			fprintf(f, ", \"ratio\": %.4g", row->ratio);
 		else
 			fputs(", \"ratio\": null", f);
+		if (row->sratio.n)
+			fprintf(f, ", \"ratio_pairs\": {\"median\": %.4g, \"min\": %.4g, \"max\": %.4g, \"n\": %zu}",
+				row->sratio.median, row->sratio.min,
+				row->sratio.max, row->sratio.n);
 		fputs(", \"goal\": ", f);
 		json_str(f, row->goal);
 		fputs(", \"result\": ", f);

@@ -4,7 +4,6 @@
  * its goal (see results.h).
  */
 #include <errno.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,50 +42,94 @@ static void rest(const char *line, int n, char *dst, size_t size)
 }
 
 /*
- * Do the pmc and baseline figures' [min, max] ranges overlap? Then a miss
- * is within the noise of the run ("miss?").
+ * The ratio of the row: with as many pmc as baseline figures, each pmc
+ * figure is paired with the baseline figure of the same repetition (they
+ * ran back to back, under the same host load), and the ratio is the median
+ * of the pairs' ratios, with their min and max; otherwise the ratio of the
+ * medians. 0 where it has no meaning (no figures, a baseline <= 0).
  */
-static bool overlap(const struct res_row *row)
+static void ratios(struct res_row *row)
 {
-	return row->npmc > 1 && row->nbase > 1 &&
-	       row->spmc.min <= row->sbase.max &&
-	       row->sbase.min <= row->spmc.max;
+	double r[RES_MAX_VALS];
+	size_t i;
+
+	memset(&row->sratio, 0, sizeof(row->sratio));
+	row->ratio = 0;
+	if (!row->npmc || !row->nbase)
+		return;
+	if (row->npmc == row->nbase) {
+		for (i = 0; i < row->npmc; i++) {
+			if (row->base[i] <= 0)
+				return;
+			r[i] = row->pmc[i] / row->base[i];
+		}
+		bench_stats(r, row->npmc, &row->sratio);
+		row->ratio = row->sratio.median;
+	} else if (row->sbase.median > 0) {
+		row->ratio = row->spmc.median / row->sbase.median;
+	}
 }
 
+/* Paired differences pmc - baseline (for goals on overheads). */
+static void differences(const struct res_row *row, struct bench_stats *d)
+{
+	double v[RES_MAX_VALS];
+	size_t i;
+
+	memset(d, 0, sizeof(*d));
+	if (row->npmc != row->nbase || !row->npmc) {
+		d->median = row->spmc.median - row->sbase.median;
+		d->min = d->max = d->median;
+		return;
+	}
+	for (i = 0; i < row->npmc; i++)
+		v[i] = row->pmc[i] - row->base[i];
+	bench_stats(v, row->npmc, d);
+}
+
+/*
+ * pass: the median meets the goal; "miss?": it does not, but some
+ * repetitions do (the pmc and baseline figures are within this run's
+ * noise of each other); miss: no repetition does.
+ */
 static void judge(struct res_row *row)
 {
-	double x;
+	struct bench_stats d;
 	double v[RES_MAX_VALS];
+	double x;
 
 	memcpy(v, row->pmc, sizeof(v));
 	bench_stats(v, row->npmc, &row->spmc);
 	memcpy(v, row->base, sizeof(v));
 	bench_stats(v, row->nbase, &row->sbase);
-	row->ratio = 0;
-	if (row->npmc && row->nbase && row->sbase.median != 0)
-		row->ratio = row->spmc.median / row->sbase.median;
+	ratios(row);
 
 	if (!strcmp(row->goal, "info")) {
 		row->verdict = "info";
 	} else if (!strcmp(row->goal, "n/a")) {
 		row->verdict = "n/a";
 	} else if (sscanf(row->goal, "ratio<=%lf", &x) == 1) {
-		if (!row->npmc || !row->nbase || row->sbase.median == 0)
+		if (row->ratio == 0)
 			row->verdict = "no data";
 		else if (row->ratio <= x)
 			row->verdict = "pass";
+		else if (row->sratio.n && row->sratio.min <= x)
+			row->verdict = "miss?";
 		else
-			row->verdict = overlap(row) ? "miss?" : "miss";
+			row->verdict = "miss";
 	} else if (!strcmp(row->goal, "pmc<=base")) {
-		/* Overheads: a baseline near 0 makes a ratio meaningless. */
-		if (!row->npmc || !row->nbase)
+		if (!row->npmc || !row->nbase) {
 			row->verdict = "no data";
-		else if (row->spmc.median <= row->sbase.median)
-			row->verdict = "pass";
-		else
-			row->verdict = overlap(row) ? "miss?" : "miss";
-		if (row->sbase.median <= 0)
-			row->ratio = 0;
+		} else {
+			/* A ratio of overheads at or below 0 means nothing. */
+			if (row->spmc.median <= 0 || row->sbase.median <= 0) {
+				row->ratio = 0;
+				row->sratio.n = 0;
+			}
+			differences(row, &d);
+			row->verdict = d.median <= 0 ? "pass" :
+				       d.min <= 0 ? "miss?" : "miss";
+		}
 	} else if (sscanf(row->goal, "pmcmax<=%lf", &x) == 1) {
 		if (!row->npmc)
 			row->verdict = "no data";

@@ -4,12 +4,15 @@
  * the host by bench-report (table, JSON, TAP) and bench-plot (SVG).
  *
  * One record per line, words separated by blanks:
- *   ROW id unit goal title...   a table row; goal is "ratio<=X" (pmc median
- *                               / baseline median), "pmc<=base" (medians,
- *                               for overheads that may be near 0),
- *                               "pmcmax<=X" (every pmc figure), "info" or
- *                               "n/a"
- *   VAL id pmc|base number      one repetition's figure
+ *   ROW id unit goal title...   a table row; goal is "ratio<=X" (median
+ *                               of the paired ratios pmc / baseline),
+ *                               "pmc<=base" (median of the paired
+ *                               differences <= 0: for overheads, which may
+ *                               be near 0), "pmcmax<=X" (every pmc
+ *                               figure), "info" or "n/a"
+ *   VAL id pmc|base number      one repetition's figure; the i-th pmc and
+ *                               the i-th base figure of a row are a pair
+ *                               (measured back to back)
  *   NOTE id text...             shown in the row (e.g. why it is n/a)
  *   STATUS name ok|fail why...  one benchmark program ran (or not)
  * Anything else (the programs' own messages) is ignored.
@@ -31,11 +34,15 @@ struct res_row {
 	char note[128];
 	double pmc[RES_MAX_VALS], base[RES_MAX_VALS];
 	size_t npmc, nbase;
-	struct bench_stats spmc, sbase;	/* filled by res_load() */
-	double ratio;			/* pmc / base medians, or 0: none */
+	/* Filled by res_load(): */
+	struct bench_stats spmc, sbase;
+	/* Paired ratios pmc / baseline of each repetition (n = 0: none). */
+	struct bench_stats sratio;
+	/* Their median, else the ratio of the medians; 0: no ratio. */
+	double ratio;
 	/*
-	 * pass, miss, "miss?" (a miss within the noise: the pmc and baseline
-	 * [min, max] ranges overlap), info, n/a, no data
+	 * pass, miss, "miss?" (the median misses, some repetitions meet the
+	 * goal: within the noise of the run), info, n/a, no data
 	 */
 	const char *verdict;
 };

@@ -56,18 +56,30 @@ uint64_t bench_cpu_ns(void)
 double bench_per_op_ns(const char *what, int (*op)(void *arg), void *arg,
 		       unsigned long count, unsigned long warmup)
 {
-	unsigned long i;
-	uint64_t t0, t1;
+	unsigned long i, b, nb, batch;
+	struct bench_stats st;
+	double *mean;
+	uint64_t t;
 
 	for (i = 0; i < warmup; i++)
 		if (op(arg) < 0)
 			bench_die(errno, "%s (warm-up call %lu)", what, i);
-	t0 = bench_now_ns();
-	for (i = 0; i < count; i++)
-		if (op(arg) < 0)
-			bench_die(errno, "%s (call %lu)", what, i);
-	t1 = bench_now_ns();
-	return (double)(t1 - t0) / (double)count;
+	nb = count < BENCH_BATCHES ? count : BENCH_BATCHES;
+	batch = count / nb;
+	mean = calloc(nb, sizeof(*mean));
+	if (!mean)
+		bench_die(ENOMEM, "%s", what);
+	for (b = 0; b < nb; b++) {
+		t = bench_now_ns();
+		for (i = 0; i < batch; i++)
+			if (op(arg) < 0)
+				bench_die(errno, "%s (call %lu)", what,
+					  b * batch + i);
+		mean[b] = (double)(bench_now_ns() - t) / (double)batch;
+	}
+	bench_stats(mean, nb, &st);
+	free(mean);
+	return st.median;
 }
 
 static int cmp_double(const void *a, const void *b)

@@ -20,10 +20,15 @@ uint64_t bench_now_ns(void);
 uint64_t bench_cpu_ns(void);
 
 /*
- * Run @op(@arg) @count times after @warmup untimed calls; the mean cost of
- * one call in nanoseconds. @op returns 0, or -1 with errno set, which ends
- * the program with a message naming @what.
+ * Run @op(@arg) @count times after @warmup untimed calls, in
+ * BENCH_BATCHES batches (fewer if @count is smaller); the median of the
+ * batches' mean cost of one call, in nanoseconds. The median of short
+ * batches leaves out the batches during which the host ran something else
+ * instead of the VM's CPU (a loaded host stretches a whole run's mean by
+ * tens of per cent). @op returns 0, or -1 with errno set, which ends the
+ * program with a message naming @what.
  */
+#define BENCH_BATCHES 1000
 double bench_per_op_ns(const char *what, int (*op)(void *arg), void *arg,
 		       unsigned long count, unsigned long warmup);
 
