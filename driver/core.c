@@ -111,6 +111,11 @@ static u64 pmc_read_value(struct pmc_obj *pm)
 	return pmc_virtual_read(pm);
 }
 
+u64 pmc_core_read_value(struct pmc_obj *pm)
+{
+	return pmc_read_value(pm);
+}
+
 /* Make the value @value from now on: counters keep counting from it. */
 static void pmc_write_value(struct pmc_obj *pm, u64 value)
 {
@@ -129,6 +134,31 @@ int pmc_stop_pmc(struct pmc_obj *pm)
 	}
 	pmc_set_state(pm, PMC_STATE_STOPPED);
 	return 0;
+}
+
+/*
+ * Stop @pm as PMCSTOP does: its snapshot timer first, then the counters,
+ * then the SNAPSHOT PMC's last record, with its final value, at @tsc (0:
+ * now). Owner's lock held.
+ */
+static void pmc_stop_and_log(struct pmc_obj *pm, u64 tsc)
+{
+	bool was_running = pm->state == PMC_STATE_RUNNING;
+
+	pmc_snap_stop(pm);
+	pmc_stop_pmc(pm);
+	if (was_running)
+		pmc_snap_final(pm, tsc);
+}
+
+/*
+ * Does @pm need the sched_switch probe (PROCCSW records, switch-out
+ * SNAPSHOT records)?
+ */
+static bool pmc_needs_switch_hook(const struct pmc_obj *pm)
+{
+	return PMC_IS_VIRTUAL_MODE(pm->mode) &&
+	       (pm->flags & (PMC_F_LOG_PROCCSW | PMC_F_SNAPSHOT));
 }
 
 /*
@@ -197,6 +227,7 @@ void pmc_release_pmc(struct pmc_obj *pm)
 
 	pmc_dbg(PMC_DBG_PMC, PMC_DBG_RELEASE, pm->id, pid_nr(po->tgid),
 		pmc_dbg_cpu(pm), 0);
+	pmc_snap_stop(pm);
 	pmc_stop_pmc(pm);
 	pmc_set_state(pm, PMC_STATE_DELETED);
 	if (PMC_IS_VIRTUAL_MODE(pm->mode))
@@ -207,11 +238,14 @@ void pmc_release_pmc(struct pmc_obj *pm)
 		pm->sysev = NULL;
 	}
 	pmc_row_release(pm);
-	if (PMC_IS_VIRTUAL_MODE(pm->mode) && (pm->flags & PMC_F_LOG_PROCCSW))
+	if (pmc_needs_switch_hook(pm))
 		pmc_switch_hook_put();
 	if (pm->mode == PMC_MODE_SS)
 		WRITE_ONCE(po->nss, po->nss - 1);
 	list_del(&pm->owner_link);
+	/* Off the self-read pages before the PMC can go. */
+	if (PMC_IS_VIRTUAL_MODE(pm->mode))
+		pmc_selfread_update(po, pm->group);
 	pmc_obj_put(pm);
 }
 
@@ -230,11 +264,20 @@ static int pmc_allocate_check(const struct pmc_op_pmcallocate *pa,
 			return -EINVAL;
 	if (flags & ~PMC_F_ALLOCATE_MASK || mode > PMC_MODE_LAST)
 		return -EINVAL;
-	/* Snapshot records are not implemented yet (issue 12). */
-	if (flags & PMC_F_SNAPSHOT)
-		return -EOPNOTSUPP;
-	if (pa->pm_snapshot_us)
+	/*
+	 * SNAPSHOT: counting PMCs only, with a period at or above the floor;
+	 * a period without the flag means nothing.
+	 */
+	if (flags & PMC_F_SNAPSHOT) {
+		if (!PMC_IS_COUNTING_MODE(mode) ||
+		    pa->pm_snapshot_us < PMC_SNAPSHOT_MIN_US) {
+			pr_debug("snapshot period %u us, mode %u refused\n",
+				 pa->pm_snapshot_us, mode);
+			return -EINVAL;
+		}
+	} else if (pa->pm_snapshot_us) {
 		return -EINVAL;
+	}
 	cd = pmc_class_find(pa->pm_class);
 	if (!cd)
 		return -EINVAL;
@@ -289,6 +332,7 @@ static struct pmc_obj *pmc_obj_new(const struct pmc_op_pmcallocate *pa,
 	pm->event = pa->pm_ev;
 	pm->group = pa->pm_group;
 	pm->signo = pa->pm_signo;
+	pm->snapshot_us = pa->pm_snapshot_us;
 	pm->count = pa->pm_count;
 	refcount_set(&pm->refs, 1);	/* the owner's list */
 	INIT_LIST_HEAD(&pm->targets);
@@ -316,11 +360,12 @@ static struct pmc_obj *pmc_obj_new(const struct pmc_op_pmcallocate *pa,
 static int pmc_obj_install(struct pmc_owner *po, struct pmc_obj *pm,
 			   const struct pmc_classdesc *cd, int fixed_row)
 {
-	bool proccsw = PMC_IS_VIRTUAL_MODE(pm->mode) &&
-		       (pm->flags & PMC_F_LOG_PROCCSW);
 	int ret;
 
 	pm->owner = po;
+	ret = pmc_snap_check(po, pm);
+	if (ret)
+		return ret;
 	ret = pmc_row_allocate(pm, cd, fixed_row);
 	if (ret)
 		return ret;
@@ -340,7 +385,7 @@ static int pmc_obj_install(struct pmc_owner *po, struct pmc_obj *pm,
 			goto err_row;
 		}
 	}
-	if (proccsw) {
+	if (pmc_needs_switch_hook(pm)) {
 		ret = pmc_switch_hook_get();
 		if (ret)
 			goto err_event;
@@ -444,6 +489,9 @@ long pmc_op_pmcattach(struct pmc_file *pf, void __user *arg)
 	if (!ret)
 		pmc_dbg(PMC_DBG_PMC, PMC_DBG_ATTACH, pm->id,
 			pa.pm_pid ?: task_tgid_nr(current), -1, pa.pm_flags);
+	pmc_snap_targets_changed(pm);
+	if (PMC_IS_VIRTUAL_MODE(pm->mode))
+		pmc_selfread_update(po, pm->group);
 	pmc_owner_unlock(po);
 	return ret;
 }
@@ -464,6 +512,9 @@ long pmc_op_pmcdetach(struct pmc_file *pf, void __user *arg)
 	if (!ret)
 		pmc_dbg(PMC_DBG_PMC, PMC_DBG_DETACH, pm->id,
 			pa.pm_pid ?: task_tgid_nr(current), -1, pa.pm_flags);
+	pmc_snap_targets_changed(pm);
+	if (PMC_IS_VIRTUAL_MODE(pm->mode))
+		pmc_selfread_update(po, pm->group);
 	pmc_owner_unlock(po);
 	return ret;
 }
@@ -493,11 +544,26 @@ long pmc_op_pmcstart(struct pmc_file *pf, void __user *arg)
 			/* hwpmc: never attached -> the owner; all gone -> ESRCH */
 			ret = pm->attach_done ? -ESRCH : pmc_attach_self(pm);
 	}
-	if (!ret)
+	/* Snapshot records need somewhere to go: a log file or the ring. */
+	if (!ret && (pm->flags & PMC_F_SNAPSHOT) && !pmc_log_configured(po))
+		ret = -PMC_EDOOFUS;
+	if (!ret) {
+		/* Its timer reads the counter pmc_sys_revive() may replace. */
+		pmc_snap_stop(pm);
 		ret = pmc_start_pmc(pm);
+		if (!ret) {
+			ret = pmc_snap_start(pm);
+			if (ret)
+				pmc_stop_pmc(pm);
+		} else if (pm->state == PMC_STATE_RUNNING) {
+			pmc_snap_start(pm);
+		}
+	}
 	if (!ret)
 		pmc_dbg(PMC_DBG_PMC, PMC_DBG_START, pm->id,
 			task_tgid_nr(current), pmc_dbg_cpu(pm), 0);
+	if (PMC_IS_VIRTUAL_MODE(pm->mode))
+		pmc_selfread_update(po, pm->group);
 	pmc_owner_unlock(po);
 	return ret;
 }
@@ -517,10 +583,12 @@ long pmc_op_pmcstop(struct pmc_file *pf, void __user *arg)
 	if (PMC_IS_SYSTEM_MODE(pm->mode) && !cpu_online(pm->cpu))
 		ret = -ENXIO;
 	else
-		ret = pmc_stop_pmc(pm);
+		pmc_stop_and_log(pm, 0);
 	if (!ret)
 		pmc_dbg(PMC_DBG_PMC, PMC_DBG_STOP, pm->id,
 			task_tgid_nr(current), pmc_dbg_cpu(pm), 0);
+	if (PMC_IS_VIRTUAL_MODE(pm->mode))
+		pmc_selfread_update(po, pm->group);
 	pmc_owner_unlock(po);
 	return ret;
 }
@@ -559,6 +627,8 @@ long pmc_op_pmcrw(struct pmc_file *pf, void __user *arg)
 		pmc_write_value(pm, prw.pm_value);
 		pmc_dbg(PMC_DBG_PMC, PMC_DBG_WRITE, pm->id,
 			task_tgid_nr(current), pmc_dbg_cpu(pm), prw.pm_value);
+		if (PMC_IS_VIRTUAL_MODE(pm->mode))
+			pmc_selfread_update(po, pm->group);
 	}
 	if (!(prw.pm_flags & PMC_F_NEWVALUE) || (prw.pm_flags & PMC_F_OLDVALUE))
 		prw.pm_value = old;
@@ -604,6 +674,8 @@ long pmc_op_pmcsetcount(struct pmc_file *pf, void __user *arg)
 	} else {
 		WRITE_ONCE(pm->count, sc.pm_count);
 		pmc_write_value(pm, sc.pm_count);
+		if (PMC_IS_VIRTUAL_MODE(pm->mode))
+			pmc_selfread_update(po, pm->group);
 	}
 	if (!ret)
 		pmc_dbg(PMC_DBG_PMC, PMC_DBG_CONFIG, pm->id,
@@ -739,15 +811,18 @@ out_free:
 void pmc_core_stop_group(struct pmc_owner *po, u32 group)
 {
 	struct pmc_obj *pm;
+	u64 tsc = ktime_get_ns();	/* the set's last records share it */
 
 	if (!group)
 		return;
 	mutex_lock(&po->lock);
-	if (!po->dead)
+	if (!po->dead) {
 		list_for_each_entry(pm, &po->pmcs, owner_link)
 			if (pm->group == group &&
 			    pm->state == PMC_STATE_RUNNING)
-				pmc_stop_pmc(pm);
+				pmc_stop_and_log(pm, tsc);
+		pmc_selfread_update(po, group);
+	}
 	mutex_unlock(&po->lock);
 }
 
@@ -757,8 +832,10 @@ void pmc_core_stop_pmcid(struct pmc_owner *po, u32 pmcid)
 
 	mutex_lock(&po->lock);
 	pm = po->dead ? NULL : pmc_find_pmc(po, pmcid);
-	if (pm && pm->state == PMC_STATE_RUNNING)
-		pmc_stop_pmc(pm);
+	if (pm && pm->state == PMC_STATE_RUNNING) {
+		pmc_stop_and_log(pm, 0);
+		pmc_selfread_update(po, pm->group);
+	}
 	mutex_unlock(&po->lock);
 }
 
@@ -803,6 +880,7 @@ void pmc_core_exit(void)
 		       atomic_read(&pmc_live[PMC_LIVE_THREAD]));
 	pmc_sampling_exit();
 	pmc_hooks_exit();
+	pmc_selfread_exit();
 	pmc_target_exit();
 	pmc_rows_exit();
 }

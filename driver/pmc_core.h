@@ -104,8 +104,20 @@ struct pmc_obj {
 	struct list_head row_link;	/* rows.c: process PMCs of a row */
 	bool attach_done;		/* attached at least once */
 	bool msr_taken;			/* PMCGETMSR handed out the index */
+	u32 snapshot_us;		/* PMC_F_SNAPSHOT period */
+	/*
+	 * snapshot.c: @snap, the timer of its set on its CPU (system scope,
+	 * while running), under owner->lock; @snap_whole, it counts one
+	 * thread only (thread scope, no inherit), so a switch-out record
+	 * carries the PMC's value: written under owner->lock, read by the
+	 * sched_switch probe.
+	 */
+	struct pmc_snap *snap;
+	bool snap_whole;
 	struct rcu_head rcu;
 };
+
+struct pmc_snap;
 
 /*
  * Every kernel counter the core creates for a sampling PMC (system or
@@ -154,6 +166,19 @@ struct pmc_obj *pmc_find_pmc(struct pmc_owner *po, u32 id);
  */
 void pmc_core_stop_group(struct pmc_owner *po, u32 group);
 void pmc_core_stop_pmcid(struct pmc_owner *po, u32 pmcid);
+
+/*
+ * The value of @pm as PMCRW and PMCREADSET return it (a system PMC's CPU
+ * online). @po->lock held; process context (reads may sleep).
+ */
+u64 pmc_core_read_value(struct pmc_obj *pm);
+
+/*
+ * The self-read pages (selfread.c): mmap of /dev/pmc at
+ * PMC_MMAP_SELFREAD_OFFSET(group) (ring.c hands such offsets here). Process
+ * context, mmap_lock held.
+ */
+int pmc_selfread_mmap(struct pmc_file *pf, struct vm_area_struct *vma);
 
 /*
  * Iterate the live owners (system-wide sampling owners have

@@ -64,6 +64,8 @@ struct pmc_target {
  * @event:	the per-thread kernel counter; NULL once released
  * @last_csw:	counter value at the thread's last switch-out (PROCCSW);
  *		written only by the sched_switch probe of @task
+ * @last_snap:	CLOCK_MONOTONIC ns of the thread's last SNAPSHOT record;
+ *		written only by the sched_switch probe of @task
  * @hnode:	in pmc_thr_hash, keyed by @task, under pmc_hash_lock (RCU)
  * @tgt_link:	in tgt->threads, under the owner's lock
  * @dead:	counter folded and released; under the owner's lock
@@ -79,6 +81,7 @@ struct pmc_thr {
 	struct pmc_target *tgt;
 	struct perf_event *event;
 	u64 last_csw;
+	u64 last_snap;
 	struct hlist_node hnode;
 	struct list_head tgt_link;
 	bool dead;
@@ -162,6 +165,29 @@ void pmc_target_exit_probe(struct task_struct *task);
 void pmc_target_exec_probe(struct task_struct *task,
 			   struct linux_binprm *bprm);
 void pmc_target_switch_probe(struct task_struct *prev);
+
+/*
+ * snapshot.c: PMC_F_SNAPSHOT records. Process context, owner's lock held,
+ * except pmc_snap_switch_probe() (sched_switch: @prev is current, IRQs
+ * off, rq lock held).
+ */
+int pmc_snap_check(struct pmc_owner *po, const struct pmc_obj *pm);
+int pmc_snap_start(struct pmc_obj *pm);
+void pmc_snap_stop(struct pmc_obj *pm);
+void pmc_snap_final(struct pmc_obj *pm, u64 tsc);
+void pmc_snap_targets_changed(struct pmc_obj *pm);
+void pmc_snap_switch_probe(struct task_struct *prev);
+
+/*
+ * selfread.c: the self-read pages. pmc_selfread_update() rebuilds the
+ * pages of (@po, @group) after an op changed a PMC of the set (process
+ * context, owner's lock held); the probe updates the pages of @prev and
+ * @next at a context switch (sched_switch context).
+ */
+void pmc_selfread_update(struct pmc_owner *po, u32 group);
+void pmc_selfread_switch_probe(struct task_struct *prev,
+			       struct task_struct *next);
+void pmc_selfread_exit(void);
 
 /* sched_hooks.c: tracepoint registration. */
 int pmc_hooks_init(void);

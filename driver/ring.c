@@ -192,7 +192,9 @@ static const struct vm_operations_struct pmc_ring_vm_ops = {
 };
 
 /*
- * Map the ring, creating it if none is mapped. The mapping must be shared
+ * Map the ring, creating it if none is mapped (offsets from
+ * PMC_MMAP_SELFREAD_PGOFF pages are self-read pages: selfread.c). The
+ * mapping must be shared
  * and readable/writable (the reader stores pr_data_tail), at offset 0, of
  * 1 + 2^n pages; mapping it again with another size while it is mapped is
  * EBUSY. Called with mmap_lock held.
@@ -206,9 +208,11 @@ int pmc_ring_mmap(struct pmc_file *pf, struct vm_area_struct *vma)
 	bool created = false;
 	int ret;
 
+	if (vma->vm_pgoff >= PMC_MMAP_SELFREAD_PGOFF)
+		return pmc_selfread_mmap(pf, vma);
 	if (!pmc_file_is_opener(pf))
 		return -EPERM;
-	/* Offset 0: the ring. The self-read pages of ring.h are not served yet. */
+	/* Offset 0: the ring; from PMC_MMAP_SELFREAD_PGOFF, self-read pages. */
 	if (vma->vm_pgoff != 0) {
 		pr_debug_ratelimited("mmap: offset %lu pages is no mapping\n",
 				     vma->vm_pgoff);

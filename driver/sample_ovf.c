@@ -4,8 +4,10 @@
  * overflowed, i.e. its set reached the count the program asked for. The
  * thread that overflowed it then, before it next runs user code: stops the
  * PMCs of the set (pmc_core_stop_group(), or the PMC alone without a
- * group), writes an OVERFLOW record into the owner's log/ring, and sends
- * itself the PMC's signal (libcpc's CPC_OVF_NOTIFY_EMT).
+ * group), writes an OVERFLOW record with the values of the stopped set
+ * into the owner's log/ring and publishes it, and only then sends itself
+ * the PMC's signal (libcpc's CPC_OVF_NOTIFY_EMT): a handler finds the
+ * record in the ring.
  *
  * Path: the overflow handler (NMI or hard IRQ, sample.c) queues an
  * OVERFLOW entry in its CPU's sample ring; the ring's drain (irq_work, hard
@@ -67,7 +69,11 @@ static bool pmc_ovf_in_set(const struct pmc_ovf_work *w,
 	return w->group ? pm->group == w->group : pm->id == w->pmcid;
 }
 
-/* The OVERFLOW record: one entry per PMC of the set. po->lock held. */
+/*
+ * The OVERFLOW record: one entry per PMC of the set, with the values of
+ * the stopped set (read here, in process context, after the stop: nothing
+ * is read in the overflow handler). po->lock held.
+ */
 static void pmc_ovf_record(struct pmc_ovf_work *w)
 {
 	struct pmc_log_state *log = w->po->log;
@@ -99,7 +105,8 @@ static void pmc_ovf_record(struct pmc_ovf_work *w)
 			continue;
 		o->pl_entries[i].pl_pmcid = pm->id;
 		o->pl_entries[i].pl_overflowed = pm->id == w->pmcid;
-		o->pl_entries[i].pl_value = 0;	/* see docs/log-format.md */
+		/* The set is stopped: the value PMCRW returns from now on. */
+		o->pl_entries[i].pl_value = pmc_core_read_value(pm);
 		i++;
 	}
 	pmc_log_end(&rsv);

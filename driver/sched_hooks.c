@@ -4,8 +4,10 @@
  * module: sched_process_fork, sched_process_exec and sched_process_exit
  * while any owner exists (owner exit, targets' fork/exec/exit, the records
  * of system-sampling owners), and sched_switch while any process-mode PMC
- * with PMC_F_LOG_PROCCSW exists (and PMC_HOOKS_LINGER after). An idle
- * driver costs the scheduler nothing.
+ * with PMC_F_LOG_PROCCSW or PMC_F_SNAPSHOT or any self-read page exists
+ * (and PMC_HOOKS_LINGER after): PROCCSW records (target.c), switch-out
+ * SNAPSHOT records (snapshot.c), self-read page updates (selfread.c). An
+ * idle driver costs the scheduler nothing.
  *
  * The tracepoints are looked up by name with for_each_kernel_tracepoint()
  * (the __tracepoint_sched_* symbols are not exported) and attached with
@@ -45,7 +47,8 @@ static struct tracepoint *pmc_tp_exit;
 
 static DEFINE_MUTEX(pmc_hooks_lock);
 static unsigned int pmc_hooks_users;	/* owners: fork/exec/exit probes */
-static unsigned int pmc_switch_users;	/* PROCCSW PMCs: sched_switch probe */
+/* sched_switch users: PROCCSW and SNAPSHOT virtual PMCs, self-read pages */
+static unsigned int pmc_switch_users;
 static bool pmc_hooks_registered;
 static bool pmc_switch_registered;
 
@@ -59,6 +62,8 @@ static void pmc_probe_switch(void *data, bool preempt,
 			     unsigned int prev_state)
 {
 	pmc_target_switch_probe(prev);
+	pmc_snap_switch_probe(prev);
+	pmc_selfread_switch_probe(prev, next);
 }
 
 /* sched_process_fork: in the parent, the child not yet woken. */
