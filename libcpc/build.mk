@@ -7,7 +7,7 @@
 LIBCPC_VERSION := 1.0.0
 LIBCPC_SOMAJOR := 1
 LIBCPC_DIR := $(BUILD)/libcpc
-LIBCPC_NAMES := cpc_open cpc_set cpc_buf cpc_bind cpc_events cpc_ioctl pctx
+LIBCPC_NAMES := cpc_open cpc_set cpc_buf cpc_bind cpc_events cpc_ioctl cpc_ring cpc_snapshot cpc_selfread pctx
 LIBCPC_SRCS := $(addprefix $(TOP)/libcpc/,$(addsuffix .c,$(LIBCPC_NAMES)))
 LIBCPC_HDRS := $(addprefix $(TOP)/libcpc/,libcpc.h libpctx.h libcpc_impl.h) \
 	$(wildcard $(TOP)/include/uapi/pmc/*.h)

@@ -8,8 +8,10 @@
  * with the set's pm_group, plus a hidden tick PMC; if any of them cannot be
  * allocated, attached or started, every PMC of the set is released and the
  * bind fails. The driver pins hardware counters, so a bound set is never
- * multiplexed. A sample reads every PMC of the set with one
- * PMC_OP_PMCREADSET: one timestamp for all.
+ * multiplexed. A sample reads every PMC of the set at one instant: from the
+ * self-read page of a set bound to the calling thread (cpc_selfread.c), from
+ * the OVERFLOW record of a set stopped by an overflow (cpc_ring.c), or with
+ * one PMC_OP_PMCREADSET: one timestamp for all.
  *
  * Signal safety: cpc_set_sample, cpc_request_preset and cpc_set_restart
  * take no lock and allocate nothing for a set bound with cpc_bind_curlwp,
@@ -38,7 +40,7 @@ static _Thread_local cpc_set_t *cpc_lwp_set;
 static bool lwp_set_ok(const cpc_set_t *set)
 {
 	return set && set->magic == CPC_SET_MAGIC &&
-	       set->bind == CPC_BIND_LWP && set->tid == gettid();
+	       set->bind == CPC_BIND_LWP && set->tid == cpc_gettid();
 }
 
 /* The errno and subcode of a failed PMCALLOCATE or PMCATTACH. */
@@ -88,6 +90,8 @@ struct bind_ctx {
 	int cpu;		/* CPU scope */
 	uint32_t attach_flags;
 	uint32_t group;
+	pid_t tid;		/* LWP: the binder (OVERFLOW records are its) */
+	uint32_t period_us;	/* PMC_F_SNAPSHOT period, or 0 */
 };
 
 static void fill_alloc(const struct bind_ctx *bc,
@@ -99,6 +103,10 @@ static void fill_alloc(const struct bind_ctx *bc,
 	a->pm_cpu = system ? (uint32_t)bc->cpu : PMC_CPU_ANY;
 	a->pm_mode = system ? PMC_MODE_SC : PMC_MODE_TC;
 	a->pm_group = bc->group;
+	if (bc->period_us) {
+		a->pm_flags |= PMC_F_SNAPSHOT;
+		a->pm_snapshot_us = bc->period_us;
+	}
 }
 
 /* Allocate one PMC and, in thread scope, attach it. */
@@ -236,6 +244,9 @@ static int set_bind(cpc_t *cpc, cpc_set_t *set, const char *fn,
 		return -1;
 
 	bc->group = atomic_fetch_add(&cpc->next_group, 1);
+	bc->period_us = set->period_us;
+	set->group = bc->group;
+	set->has_ovf = false;
 	set->nids = 0;
 	set->tick_slot = -1;
 	for (i = 0; i < set->nreqs; i++) {
@@ -253,6 +264,7 @@ static int set_bind(cpc_t *cpc, cpc_set_t *set, const char *fn,
 		if (r->flags & CPC_COUNT_SYSTEM)
 			a.pm_caps |= PMC_CAP_SYSTEM;
 		if ((r->flags & CPC_OVF_NOTIFY_EMT) && !system) {
+			set->has_ovf = true;
 			a.pm_caps |= PMC_CAP_INTERRUPT;
 			a.pm_flags |= PMC_F_OVF_SIGNAL;
 			a.pm_signo = (uint32_t)cpc->ovf_signo;
@@ -270,6 +282,18 @@ static int set_bind(cpc_t *cpc, cpc_set_t *set, const char *fn,
 		r->slot = set->nids - 1;
 	}
 	tick_add(cpc, set, bc);
+	/*
+	 * Snapshots and overflow records come through the ring: read it
+	 * before the PMCs start. Snapshots need it; overflow requests do
+	 * without (cpc_set_sample() reads the counters then).
+	 */
+	if (set->period_us && cpc_ring_subscribe(cpc, set, 0) < 0) {
+		if (errno != ENOMEM && errno != EAGAIN)
+			errno = ENOTSUP;
+		goto fail;
+	}
+	if (set->has_ovf && bc->kind == CPC_BIND_LWP)
+		(void)cpc_ring_subscribe(cpc, set, bc->tid);
 	for (i = 0; i < set->nids; i++)
 		if (cpc_dev_start(cpc, set->ids[i]) < 0)
 			goto fail;
@@ -279,6 +303,7 @@ static int set_bind(cpc_t *cpc, cpc_set_t *set, const char *fn,
 
 fail:
 	err = map_driver_error(errno, &subcode);
+	cpc_ring_unsubscribe(cpc, set);
 	set_release_pmcs(cpc, set);
 	cpc_err(cpc, fn, subcode);
 	errno = err;
@@ -288,12 +313,16 @@ fail:
 /* Release the set's PMCs and restore what binding changed. Always 0. */
 int cpc_unbind_set(cpc_t *cpc, cpc_set_t *set)
 {
+	cpc_selfread_unmap(cpc, set);
+	cpc_ring_unsubscribe(cpc, set);
 	set_release_pmcs(cpc, set);
 	if (set->bind == CPC_BIND_CPU && set->saved_affinity)
 		sched_setaffinity(set->tid, set->saved_affinity_size,
 				  set->saved_affinity);
 	free(set->saved_affinity);
 	set->saved_affinity = NULL;
+	CPU_FREE(set->aff_check);
+	set->aff_check = NULL;
 	if (cpc_lwp_set == set)
 		cpc_lwp_set = NULL;
 	set->bind = CPC_BIND_NONE;
@@ -321,6 +350,7 @@ int cpc_bind_curlwp(cpc_t *cpc, cpc_set_t *set, uint_t flags)
 	struct bind_ctx bc = {
 		.kind = CPC_BIND_LWP,
 		.attach_flags = PMC_ATTACH_F_THREAD,
+		.tid = cpc_gettid(),
 	};
 	cpc_set_t *old = cpc_lwp_set;
 
@@ -337,9 +367,12 @@ int cpc_bind_curlwp(cpc_t *cpc, cpc_set_t *set, uint_t flags)
 		cpc_unbind_set(cpc, set);
 	if (set_bind(cpc, set, "cpc_bind_curlwp", &bc) < 0)
 		return -1;
-	set->tid = gettid();
+	set->tid = bc.tid;
 	set->bind_flags = flags;
 	cpc_lwp_set = set;
+	/* The page describes this thread's PMCs: map it from here. */
+	if (!cpc->no_selfread)
+		cpc_selfread_map(cpc, set);
 	return 0;
 }
 
@@ -403,18 +436,17 @@ static size_t affinity_size(const cpc_t *cpc)
 /* Is the binder still bound to exactly the set's CPU? */
 static bool cpu_still_bound(const cpc_set_t *set)
 {
-	size_t ncpu = set->saved_affinity_size * 8;
 	size_t size = set->saved_affinity_size;
-	cpu_set_t *mask = CPU_ALLOC(ncpu);
-	bool ok;
+	cpu_set_t *mask = set->aff_check;
 
 	if (!mask)
 		return true;	/* cannot tell: do not fail the sample */
-	ok = sched_getaffinity(0, size, mask) == 0 &&
-	     CPU_COUNT_S(size, mask) == 1 &&
-	     CPU_ISSET_S((size_t)set->cpu, size, mask);
-	CPU_FREE(mask);
-	return ok;
+	/* Running elsewhere: no longer bound (no system call to see it). */
+	if (sched_getcpu() >= 0 && sched_getcpu() != set->cpu)
+		return false;
+	return sched_getaffinity(0, size, mask) == 0 &&
+	       CPU_COUNT_S(size, mask) == 1 &&
+	       CPU_ISSET_S((size_t)set->cpu, size, mask);
 }
 
 int cpc_bind_cpu(cpc_t *cpc, processorid_t id, cpc_set_t *set, uint_t flags)
@@ -469,6 +501,7 @@ int cpc_bind_cpu(cpc_t *cpc, processorid_t id, cpc_set_t *set, uint_t flags)
 	CPU_FREE(one);
 	set->saved_affinity = saved;
 	set->saved_affinity_size = size;
+	set->aff_check = CPU_ALLOC(ncpu);
 	set->tid = gettid();
 	set->cpu = id;
 	if (set_bind(cpc, set, fn, &bc) < 0) {
@@ -476,6 +509,8 @@ int cpc_bind_cpu(cpc_t *cpc, processorid_t id, cpc_set_t *set, uint_t flags)
 		sched_setaffinity(0, size, saved);
 		free(set->saved_affinity);
 		set->saved_affinity = NULL;
+		CPU_FREE(set->aff_check);
+		set->aff_check = NULL;
 		errno = err;
 		return -1;
 	}
@@ -490,10 +525,58 @@ pbind_failed:
 	return -1;
 }
 
+/*
+ * The values of a set stopped by an overflow, from its OVERFLOW record:
+ * true with @vals (by slot), @ts and @mask (overflowed slots) filled.
+ * Reads the ring first; a handler that interrupted another reader goes
+ * without (false).
+ */
+static bool ovf_values(cpc_t *cpc, cpc_set_t *set, uint64_t *vals,
+		       uint64_t *ts, uint64_t *mask)
+{
+	struct cpc_ringsub *sub = set->sub;
+	bool got = false;
+
+	if (!sub || !cpc_ring_claim(cpc))
+		return false;
+	(void)cpc_ring_read_claimed(cpc);
+	if (sub->ovf_valid) {
+		memcpy(vals, sub->ovf_vals, (size_t)set->nids * sizeof(*vals));
+		*ts = sub->ovf_tsc;
+		*mask = sub->ovf_mask;
+		got = true;
+	}
+	cpc_ring_release(cpc);
+	return got;
+}
+
+/* The set's values, by slot, at one instant @ts; @mask: overflowed slots. */
+static int set_read(cpc_t *cpc, cpc_set_t *set, uint64_t *vals, uint64_t *ts,
+		    uint64_t *mask, bool *from_record)
+{
+	struct timespec now;
+
+	*mask = 0;
+	*from_record = false;
+	if (!set->nids) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		*ts = (uint64_t)now.tv_sec * 1000000000ULL +
+		      (uint64_t)now.tv_nsec;
+		return 0;
+	}
+	if (set->has_ovf && ovf_values(cpc, set, vals, ts, mask)) {
+		*from_record = true;
+		return 0;
+	}
+	if (set->sr.pg && cpc_selfread_sample(cpc, set, vals, ts) == 0)
+		return 0;
+	return cpc_dev_readset(cpc, set->ids, set->nids, vals, ts);
+}
+
 int cpc_set_sample(cpc_t *cpc, cpc_set_t *set, cpc_buf_t *buf)
 {
-	uint64_t vals[PMC_READSET_MAX], ts = 0;
-	struct timespec now;
+	uint64_t vals[PMC_READSET_MAX], ts = 0, mask;
+	bool from_record;
 	int i;
 
 	if (!cpc_set_valid(cpc, set) || !buf || buf->magic != CPC_BUF_MAGIC ||
@@ -503,7 +586,7 @@ int cpc_set_sample(cpc_t *cpc, cpc_set_t *set, cpc_buf_t *buf)
 		return -1;
 	}
 	/* A set bound to an LWP can be sampled by that LWP only. */
-	if (set->bind == CPC_BIND_LWP && set->tid != gettid()) {
+	if (set->bind == CPC_BIND_LWP && set->tid != cpc_gettid()) {
 		errno = EINVAL;
 		return -1;
 	}
@@ -511,17 +594,23 @@ int cpc_set_sample(cpc_t *cpc, cpc_set_t *set, cpc_buf_t *buf)
 		errno = EAGAIN;
 		return -1;
 	}
-	if (set->nids) {
-		if (cpc_dev_readset(cpc, set->ids, set->nids, vals, &ts) < 0)
-			return -1;
-	} else {
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		ts = (uint64_t)now.tv_sec * 1000000000ULL + (uint64_t)now.tv_nsec;
-	}
+	if (set_read(cpc, set, vals, &ts, &mask, &from_record) < 0)
+		return -1;
+	buf->ovf_mask = 0;
 	for (i = 0; i < set->nreqs; i++) {
 		const struct cpc_req *r = &set->reqs[i];
 
 		buf->vals[i] = r->slot >= 0 ? vals[r->slot] : r->bound_preset;
+		if (r->slot < 0 || !(r->flags & CPC_OVF_NOTIFY_EMT))
+			continue;
+		/*
+		 * Which requests overflowed: the record says; without one
+		 * (no ring), a notify counter whose value wrapped past 2^64
+		 * to below its preset did.
+		 */
+		if (from_record ? (mask & (1ULL << r->slot)) != 0 :
+		    r->bound_preset && buf->vals[i] < r->bound_preset)
+			buf->ovf_mask |= 1ULL << i;
 	}
 	buf->tick = set->tick_slot >= 0 ? vals[set->tick_slot] : 0;
 	buf->hrtime = (hrtime_t)ts;
@@ -583,6 +672,24 @@ int cpc_set_restart(cpc_t *cpc, cpc_set_t *set)
 	}
 	cpc = s->cpc;
 	(void)set_stop_all(cpc, s);	/* an overflow may have stopped it */
+	/*
+	 * Its overflow record is history once the counters are reset: read
+	 * what the ring holds, forget the record, and ignore any older one a
+	 * reader we interrupted has not seen yet.
+	 */
+	if (s->sub) {
+		struct timespec now;
+
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		__atomic_store_n(&s->sub->ovf_after,
+				 (uint64_t)now.tv_sec * 1000000000ULL +
+				 (uint64_t)now.tv_nsec, __ATOMIC_RELAXED);
+		if (cpc_ring_claim(cpc)) {
+			(void)cpc_ring_read_claimed(cpc);
+			cpc_ring_release(cpc);
+		}
+		__atomic_store_n(&s->sub->ovf_valid, false, __ATOMIC_RELAXED);
+	}
 	for (i = 0; i < s->nreqs; i++) {
 		const struct cpc_req *r = &s->reqs[i];
 

@@ -4,6 +4,8 @@
  * the arithmetic (sub, add, copy, zero) with illumos' rules: a buffer is
  * sized by its set's requests at creation, the arithmetic silently does
  * nothing on a size mismatch, and the result's hrtime is the later one.
+ * Linux: the requests that overflowed (cpc_buf_overflowed) travel with the
+ * values: copied by copy, the union of both operands' by sub and add.
  * Sampling itself is cpc_set_sample() in cpc_bind.c.
  */
 #include <errno.h>
@@ -115,6 +117,7 @@ void cpc_buf_sub(cpc_t *cpc, cpc_buf_t *ds, cpc_buf_t *a, cpc_buf_t *b)
 		return;
 	ds->hrtime = a->hrtime > b->hrtime ? a->hrtime : b->hrtime;
 	ds->tick = a->tick - b->tick;
+	ds->ovf_mask = a->ovf_mask | b->ovf_mask;
 	for (i = 0; i < ds->nreqs; i++)
 		ds->vals[i] = a->vals[i] - b->vals[i];
 }
@@ -127,6 +130,7 @@ void cpc_buf_add(cpc_t *cpc, cpc_buf_t *ds, cpc_buf_t *a, cpc_buf_t *b)
 		return;
 	ds->hrtime = a->hrtime > b->hrtime ? a->hrtime : b->hrtime;
 	ds->tick = a->tick + b->tick;
+	ds->ovf_mask = a->ovf_mask | b->ovf_mask;
 	for (i = 0; i < ds->nreqs; i++)
 		ds->vals[i] = a->vals[i] + b->vals[i];
 }
@@ -138,6 +142,7 @@ void cpc_buf_copy(cpc_t *cpc, cpc_buf_t *ds, cpc_buf_t *src)
 		return;
 	ds->hrtime = src->hrtime;
 	ds->tick = src->tick;
+	ds->ovf_mask = src->ovf_mask;
 	memcpy(ds->vals, src->vals, (size_t)ds->nreqs * sizeof(uint64_t));
 }
 
@@ -147,5 +152,6 @@ void cpc_buf_zero(cpc_t *cpc, cpc_buf_t *buf)
 		return;
 	buf->hrtime = 0;
 	buf->tick = 0;
+	buf->ovf_mask = 0;
 	memset(buf->vals, 0, (size_t)buf->nreqs * sizeof(uint64_t));
 }

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "libcpc_impl.h"
@@ -37,15 +38,75 @@ static void dev_close(void *ctx, int fd)
 	close(fd);
 }
 
+static void *dev_mmap(void *ctx, int fd, size_t len, int prot, off_t off)
+{
+	(void)ctx;
+	return mmap(NULL, len, prot, MAP_SHARED, fd, off);
+}
+
+static void dev_munmap(void *ctx, void *addr, size_t len)
+{
+	(void)ctx;
+	munmap(addr, len);
+}
+
 const struct cpc_backend cpc_dev_backend = {
 	.open = dev_open,
 	.ioctl = dev_ioctl,
 	.close = dev_close,
+	.mmap = dev_mmap,
+	.munmap = dev_munmap,
 };
 
 static int dev_call(cpc_t *cpc, unsigned long request, void *arg)
 {
+	if (cpc->stats)
+		atomic_fetch_add_explicit(&cpc->n_ioctls, 1,
+					  memory_order_relaxed);
 	return cpc->be->ioctl(cpc->be_ctx, cpc->fd, request, arg);
+}
+
+void *cpc_dev_mmap(cpc_t *cpc, size_t len, int prot, off_t off)
+{
+	if (!cpc->be->mmap) {
+		errno = ENODEV;
+		return MAP_FAILED;
+	}
+	return cpc->be->mmap(cpc->be_ctx, cpc->fd, len, prot, off);
+}
+
+void cpc_dev_munmap(cpc_t *cpc, void *addr, size_t len)
+{
+	if (cpc->be->munmap && addr)
+		cpc->be->munmap(cpc->be_ctx, addr, len);
+}
+
+/*
+ * The calling thread's id without a system call after the first: glibc
+ * 2.36's gettid() enters the kernel every time, and the sample path checks
+ * the thread on every call. The cache is per thread; a fork() child's
+ * thread drops it (cpc_open() registers the atfork handler once).
+ */
+static _Thread_local pid_t cpc_tid_cache;
+static pthread_once_t cpc_atfork_once = PTHREAD_ONCE_INIT;
+
+static void cpc_tid_forget(void)
+{
+	cpc_tid_cache = 0;
+}
+
+static void cpc_atfork_register(void)
+{
+	pthread_atfork(NULL, NULL, cpc_tid_forget);
+}
+
+pid_t cpc_gettid(void)
+{
+	if (!cpc_tid_cache) {
+		pthread_once(&cpc_atfork_once, cpc_atfork_register);
+		cpc_tid_cache = gettid();
+	}
+	return cpc_tid_cache;
 }
 
 int cpc_dev_open(cpc_t *cpc)

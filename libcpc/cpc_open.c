@@ -299,8 +299,30 @@ static void cpc_size_counters(cpc_t *cpc)
 			    CPC_CAP_OVERFLOW_PRECISE;
 }
 
+/* LIBCPC_STATS: what the handle's sample paths cost, on stderr. */
+static void cpc_print_stats(cpc_t *cpc)
+{
+	if (!cpc->stats)
+		return;
+	fprintf(stderr, "libcpc: stats: ioctls=%lu selfreads=%lu "
+		"snapshots=%lu ring_records=%llu ring_lost=%llu\n",
+		atomic_load(&cpc->n_ioctls), atomic_load(&cpc->n_selfreads),
+		atomic_load(&cpc->n_snapshots),
+		(unsigned long long)(cpc->ring ? cpc->ring->records : 0),
+		(unsigned long long)(cpc->ring ? cpc->ring->lost : 0));
+}
+
+static bool env_is(const char *name, const char *value)
+{
+	const char *v = getenv(name);
+
+	return v && !strcmp(v, value);
+}
+
 static void cpc_free_handle(cpc_t *cpc)
 {
+	cpc_print_stats(cpc);
+	cpc_ring_fini(cpc);
 	cpc_events_fini(cpc);
 	cpc_dev_close(cpc);
 	pthread_mutex_destroy(&cpc->lock);
@@ -328,6 +350,8 @@ cpc_t *cpc_open_backend(int ver, const struct cpc_backend *be, void *ctx)
 	atomic_init(&cpc->next_group, 1);
 	pthread_mutex_init(&cpc->lock, NULL);
 	cpc->ovf_signo = cpc_sigemt();
+	cpc->stats = env_is("LIBCPC_STATS", "1");
+	cpc->no_selfread = env_is("LIBCPC_SELFREAD", "0");
 
 	if (cpc_dev_open(cpc) < 0)
 		goto fail;

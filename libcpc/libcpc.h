@@ -183,6 +183,39 @@ extern int cpc_set_ovf_signal(cpc_t *cpc, int signo);
 extern int cpc_ovf_signal(cpc_t *cpc);
 extern int cpc_set_tick_unit(cpc_t *cpc, cpc_set_t *set);
 
+/*
+ * Linux extensions (version node LIBCPC_LINUX_1.1): the driver's mmap'd
+ * ring and self-read page.
+ *
+ * cpc_set_sample_period: before binding, ask for a snapshot of the whole
+ *   set every @usec microseconds (0: none; else at least
+ *   CPC_SAMPLE_PERIOD_MIN), written by the kernel into the handle's ring
+ *   with the kernel's timestamp: on the counted CPU for cpc_bind_cpu, at
+ *   the target's context switches for the thread binds. A bind with a
+ *   period fails with ENOTSUP where the driver cannot snapshot.
+ * cpc_snapshot_next: the oldest snapshot of @set not yet taken, in @buf
+ *   (values, tick, and hrtime = the kernel's timestamp); -1/EAGAIN when
+ *   none is ready, ENOTSUP for a set bound without a period.
+ * cpc_snapshot_fd: a descriptor that poll(2) reports readable (POLLIN)
+ *   when the ring holds news; -1/ENOTSUP before a bind used the ring.
+ * cpc_snapshot_lost: snapshots of @set lost so far (queue full, or a
+ *   record dropped by a full ring).
+ * cpc_buf_overflowed: after cpc_set_sample() of a set stopped by an
+ *   overflow (CPC_OVF_NOTIFY_EMT), the index of the lowest request that
+ *   overflowed, with *mask (if not NULL) the bit (1 << index) of each;
+ *   -1/ENOENT if none did.
+ * cpc_set_selfread: for a set bound to the calling thread, turn the
+ *   self-read page off (0) or on (1), or ask (-1); returns the previous
+ *   state (0 or 1), or -1 (EINVAL; ENOTSUP: the driver has no page).
+ */
+#define CPC_SAMPLE_PERIOD_MIN	1000	/* microseconds */
+extern int cpc_set_sample_period(cpc_t *cpc, cpc_set_t *set, uint64_t usec);
+extern int cpc_snapshot_next(cpc_t *cpc, cpc_set_t *set, cpc_buf_t *buf);
+extern int cpc_snapshot_fd(cpc_t *cpc);
+extern int cpc_snapshot_lost(cpc_t *cpc, cpc_set_t *set, uint64_t *lost);
+extern int cpc_buf_overflowed(cpc_t *cpc, cpc_buf_t *buf, uint64_t *mask);
+extern int cpc_set_selfread(cpc_t *cpc, cpc_set_t *set, int on);
+
 #ifdef __cplusplus
 }
 #endif

@@ -15,6 +15,8 @@
 #include <stdint.h>
 
 #include <pmc/hwpmc.h>
+#include <pmc/pmclog.h>
+#include <pmc/ring.h>
 
 #include "libcpc.h"
 
@@ -38,6 +40,9 @@ struct cpc_backend {
 	int (*open)(void *ctx);
 	int (*ioctl)(void *ctx, int fd, unsigned long request, void *arg);
 	void (*close)(void *ctx, int fd);
+	/* mmap(2) of the device (MAP_SHARED); MAP_FAILED with errno. */
+	void *(*mmap)(void *ctx, int fd, size_t len, int prot, off_t off);
+	void (*munmap)(void *ctx, void *addr, size_t len);
 };
 
 /* What kind of event a catalogue entry is; decides class and encoding. */
@@ -84,6 +89,69 @@ struct cpc_req {
 	int		slot;		/* index in the set's read list, or -1 */
 };
 
+/*
+ * What the ring tells about one bound set (cpc_ring.c): its snapshots,
+ * rebuilt from SNAPSHOT records that share pl_tsc and pl_group, queued
+ * until cpc_snapshot_next() takes them, and its last OVERFLOW record.
+ * Allocated at bind, so that the reader (possibly a signal handler) never
+ * allocates; written only by the ring reader, which holds the ring's busy
+ * flag, and read by the set's users under that flag too.
+ */
+#define CPC_SNAPQ_LEN		64	/* complete snapshots kept per set */
+struct cpc_ringsub {
+	uint32_t	group;
+	uint32_t	tid;		/* OVERFLOW records of this thread (0: any) */
+	int		nids;
+	uint32_t	ids[PMC_READSET_MAX];
+	/* The snapshot being rebuilt. */
+	uint64_t	asm_tsc;
+	uint64_t	asm_have;	/* bit per slot of ids[] received */
+	uint32_t	asm_cpu;
+	uint64_t	asm_vals[PMC_READSET_MAX];
+	uint64_t	incomplete;	/* snapshots abandoned with a record missing */
+	/* Complete snapshots, oldest at q_head. */
+	unsigned int	q_head, q_len;
+	uint64_t	q_dropped;	/* the oldest dropped: the queue was full */
+	uint64_t	q_tsc[CPC_SNAPQ_LEN];
+	uint32_t	q_cpu[CPC_SNAPQ_LEN];
+	/* The last OVERFLOW record, until cpc_set_restart(). */
+	bool		ovf_valid;
+	uint64_t	ovf_after;	/* cpc_set_restart(): older records are stale */
+	uint64_t	ovf_tsc, ovf_ip, ovf_mask;	/* mask: slots of ids[] */
+	uint64_t	ovf_vals[PMC_READSET_MAX];
+	uint64_t	q_vals[];	/* CPC_SNAPQ_LEN * nids */
+};
+
+/*
+ * The handle's mmap'd record ring (one per handle: its /dev/pmc file is the
+ * owner). @busy is the one consumer's claim: the reader takes it with an
+ * atomic exchange and never waits for it, so a signal handler that finds it
+ * taken (it interrupted a reader) goes without the ring's news; bind and
+ * unbind, which change @subs, wait for it. @subs holds the sets that read
+ * the ring, looked up by pm_group.
+ */
+#define CPC_RING_PAGES		64	/* data pages: 256 KiB with 4 KiB pages */
+#define CPC_RING_REC_MAX	4096	/* records copied out whole; longer ones skipped */
+struct cpc_ring {
+	struct pmc_ring_page *pg;
+	const unsigned char *data;
+	uint64_t	size;
+	size_t		map_len;
+	atomic_bool	busy;
+	uint64_t	lost;		/* records the kernel dropped (DROPNOTIFY) */
+	uint64_t	records;	/* records read */
+	unsigned int	nsubs;
+	struct cpc_ringsub **subs;	/* nsubs entries, NULL when free */
+	uint64_t	rec[CPC_RING_REC_MAX / 8]; /* a record copied out of the ring */
+};
+
+/* The self-read page of a set bound to the calling thread (cpc_selfread.c). */
+struct cpc_selfread {
+	const struct pmc_selfread_page *pg;
+	size_t		len;
+	int		ent[PMC_READSET_MAX];	/* entry of each slot, a hint */
+};
+
 enum cpc_bind_kind {
 	CPC_BIND_NONE = 0,
 	CPC_BIND_LWP,		/* cpc_bind_curlwp: thread scope, the binder */
@@ -118,6 +186,12 @@ struct __cpc_set {
 	int		tick_slot;	/* index in ids of the tick PMC, or -1 */
 	int		tick_unit;	/* CPC_TICK_CYCLES or CPC_TICK_NSEC */
 	bool		frozen;		/* cpc_disable()d */
+	/* Linux extensions (issue 12). */
+	uint32_t	period_us;	/* cpc_set_sample_period(); 0: none */
+	bool		has_ovf;	/* a request asks for CPC_OVF_NOTIFY_EMT */
+	struct cpc_ringsub *sub;	/* while bound and reading the ring */
+	struct cpc_selfread sr;		/* LWP: the self-read page, if mapped */
+	cpu_set_t	*aff_check;	/* CPU: scratch mask of the sample check */
 };
 
 struct __cpc_buf {
@@ -128,6 +202,7 @@ struct __cpc_buf {
 	int		nreqs;
 	hrtime_t	hrtime;
 	uint64_t	tick;
+	uint64_t	ovf_mask;	/* requests that overflowed, by index */
 	uint64_t	vals[];
 };
 
@@ -151,6 +226,13 @@ struct __cpc {
 	cpc_errhndlr_t	*errfn;
 	int		ovf_signo;
 	atomic_uint	next_group;
+	/* The ring, mapped at the first bind that needs it (under @lock). */
+	struct cpc_ring	*ring;
+	int		ring_errno;	/* why it could not be mapped, or 0 */
+	/* LIBCPC_STATS: count what the sample paths cost, print at close. */
+	bool		stats;
+	bool		no_selfread;	/* LIBCPC_SELFREAD=0 */
+	atomic_ulong	n_ioctls, n_selfreads, n_snapshots;
 
 	struct pmc_op_getcpuinfo cpuinfo;
 	uint32_t	gp_class;	/* IAP or K8, 0 without a hardware PMU */
@@ -220,6 +302,25 @@ int cpc_dev_write(cpc_t *cpc, uint32_t id, uint64_t value);
 int cpc_dev_setcount(cpc_t *cpc, uint32_t id, uint64_t count);
 int cpc_dev_readset(cpc_t *cpc, const uint32_t *ids, int n, uint64_t *vals,
 		    uint64_t *timestamp);
+
+void *cpc_dev_mmap(cpc_t *cpc, size_t len, int prot, off_t off);
+void cpc_dev_munmap(cpc_t *cpc, void *addr, size_t len);
+pid_t cpc_gettid(void);
+
+/* cpc_ring.c */
+int cpc_ring_subscribe(cpc_t *cpc, cpc_set_t *set, pid_t tid);
+void cpc_ring_unsubscribe(cpc_t *cpc, cpc_set_t *set);
+int cpc_ring_drain(cpc_t *cpc);
+int cpc_ring_read_claimed(cpc_t *cpc);
+bool cpc_ring_claim(cpc_t *cpc);
+void cpc_ring_release(cpc_t *cpc);
+void cpc_ring_fini(cpc_t *cpc);
+
+/* cpc_selfread.c */
+void cpc_selfread_map(cpc_t *cpc, cpc_set_t *set);
+void cpc_selfread_unmap(cpc_t *cpc, cpc_set_t *set);
+int cpc_selfread_sample(cpc_t *cpc, cpc_set_t *set, uint64_t *vals,
+			uint64_t *ts);
 
 /* pctx.c */
 pid_t cpc_pctx_pid(const pctx_t *pctx);

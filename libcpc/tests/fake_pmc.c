@@ -5,7 +5,10 @@
  * for three machines: no PMU (SOFT only), Intel (IAP + IAF) and AMD (K8).
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <linux/perf_event.h>
 
@@ -145,6 +148,11 @@ static int do_allocate(struct fake_pmc *fp, struct pmc_op_pmcallocate *a)
 		return fail(fp->fail_errno);
 	}
 	/* As the driver: a signal only with PMC_F_OVF_SIGNAL, in TC mode. */
+	if ((a->pm_flags & PMC_F_SNAPSHOT) && fp->no_snapshot)
+		return fail(EOPNOTSUPP);
+	if ((a->pm_flags & PMC_F_SNAPSHOT) ?
+	    a->pm_snapshot_us < PMC_SNAPSHOT_MIN_US : a->pm_snapshot_us != 0)
+		return fail(EINVAL);
 	if ((a->pm_flags & PMC_F_OVF_SIGNAL) ?
 	    (!a->pm_signo || a->pm_mode != PMC_MODE_TC) : a->pm_signo != 0)
 		return fail(EINVAL);
@@ -293,10 +301,145 @@ static void do_close(void *ctx, int fd)
 	(void)fd;
 }
 
+static void *do_mmap(void *ctx, int fd, size_t len, int prot, off_t off)
+{
+	struct fake_pmc *fp = ctx;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	uint64_t pgoff = (uint64_t)off / page;
+
+	(void)fd;
+	if (fp->no_mmap) {
+		errno = ENODEV;
+		return MAP_FAILED;
+	}
+	if (off == 0) {
+		struct pmc_ring_page *rp;
+
+		if (fp->ring || !(prot & PROT_WRITE) || len < 2 * page) {
+			errno = fp->ring ? EBUSY : EINVAL;
+			return MAP_FAILED;
+		}
+		rp = aligned_alloc(page, len);
+		if (!rp)
+			return MAP_FAILED;
+		memset(rp, 0, len);
+		rp->pr_version = PMC_RING_VERSION;
+		rp->pr_page_size = (uint32_t)page;
+		rp->pr_data_offset = page;
+		rp->pr_data_size = len - page;
+		fp->ring = rp;
+		fp->ring_len = len;
+		fp->ring_maps++;
+		return rp;
+	}
+	if (pgoff >= PMC_MMAP_SELFREAD_PGOFF && len == page && !(prot & PROT_WRITE)) {
+		if (fp->sr) {
+			errno = EBUSY;
+			return MAP_FAILED;
+		}
+		fp->sr = aligned_alloc(page, page);
+		if (!fp->sr)
+			return MAP_FAILED;
+		fp->sr_group = (uint32_t)(pgoff - PMC_MMAP_SELFREAD_PGOFF);
+		fp->sr_maps++;
+		fake_selfread_update(fp);
+		return fp->sr;
+	}
+	errno = EINVAL;
+	return MAP_FAILED;
+}
+
+static void do_munmap(void *ctx, void *addr, size_t len)
+{
+	struct fake_pmc *fp = ctx;
+
+	(void)len;
+	if (addr == fp->ring) {
+		free(fp->ring);
+		fp->ring = NULL;
+	} else if (addr == (void *)fp->sr) {
+		free(fp->sr);
+		fp->sr = NULL;
+		fp->sr_unmaps++;
+	}
+}
+
+void fake_ring_put(struct fake_pmc *fp, const void *rec, uint32_t len)
+{
+	struct pmc_ring_page *rp = fp->ring;
+	unsigned char *data = (unsigned char *)rp + rp->pr_data_offset;
+	uint64_t head = rp->pr_data_head, size = rp->pr_data_size;
+	size_t at = (size_t)(head & (size - 1)), first = len;
+
+	if (size - (head - rp->pr_data_tail) < len) {
+		rp->pr_lost++;
+		return;
+	}
+	if (first > size - at)
+		first = size - at;
+	memcpy(data + at, rec, first);
+	memcpy(data, (const char *)rec + first, len - first);
+	__atomic_store_n(&rp->pr_data_head, head + len, __ATOMIC_RELEASE);
+}
+
+void fake_snapshot_group(struct fake_pmc *fp, uint32_t group, uint64_t tsc,
+			 uint32_t cpu)
+{
+	struct pmclog_snapshot r;
+	int i;
+
+	for (i = 0; i < FAKE_MAX_PMCS; i++) {
+		const struct fake_pmcobj *o = &fp->pmcs[i];
+
+		if (!o->live || o->alloc.pm_group != group ||
+		    !(o->alloc.pm_flags & PMC_F_SNAPSHOT))
+			continue;
+		memset(&r, 0, sizeof(r));
+		r.pl_hdr.pl_header = PMCLOG_HEADER(PMCLOG_TYPE_SNAPSHOT,
+						   sizeof(r));
+		r.pl_hdr.pl_tsc = tsc;
+		r.pl_pmcid = o->alloc.pm_pmcid;
+		r.pl_group = group;
+		r.pl_cpu = cpu;
+		r.pl_value = o->value;
+		fake_ring_put(fp, &r, sizeof(r));
+	}
+}
+
+void fake_selfread_update(struct fake_pmc *fp)
+{
+	struct pmc_selfread_page *pg = fp->sr;
+	uint32_t n = 0;
+	int i;
+
+	if (!pg)
+		return;
+	pg->ps_seq++;
+	for (i = 0; i < FAKE_MAX_PMCS && n < PMC_SELFREAD_MAX; i++) {
+		const struct fake_pmcobj *o = &fp->pmcs[i];
+		struct pmc_selfread_entry *e = &pg->ps_entries[n];
+
+		if (!o->live || o->alloc.pm_group != fp->sr_group ||
+		    o->alloc.pm_mode != PMC_MODE_TC)
+			continue;
+		memset(e, 0, sizeof(*e));
+		e->se_pmcid = o->alloc.pm_pmcid;
+		e->se_kind = fp->sr_kind;
+		e->se_offset = (int64_t)o->value;
+		n++;
+	}
+	pg->ps_nentries = n;
+	pg->ps_group = fp->sr_group;
+	pg->ps_tid = (uint32_t)gettid();
+	pg->ps_seq++;
+}
+
 const struct cpc_backend fake_backend = {
 	.open = do_open,
 	.ioctl = do_ioctl,
 	.close = do_close,
+	.mmap = do_mmap,
+	.munmap = do_munmap,
 };
 
 cpc_t *fake_open(struct fake_pmc *fp, enum fake_machine m)

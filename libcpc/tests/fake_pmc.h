@@ -49,6 +49,16 @@ struct fake_pmc {
 	uint32_t	last_readset_count;
 	uint64_t	timestamp;		/* what PMCREADSET reports */
 	bool		core_missing;		/* core ops answer EOPNOTSUPP */
+	bool		no_snapshot;		/* PMC_F_SNAPSHOT: EOPNOTSUPP */
+	/* mmap: the ring (offset 0) and the last self-read page mapped. */
+	bool		no_mmap;		/* every mmap fails ENODEV */
+	void		*ring;			/* control page + data */
+	size_t		ring_len;
+	int		ring_maps;
+	struct pmc_selfread_page *sr;		/* NULL: none mapped */
+	uint32_t	sr_group;
+	uint32_t	sr_kind;		/* kind given to every entry */
+	int		sr_maps, sr_unmaps;
 };
 
 void fake_pmc_init(struct fake_pmc *fp, enum fake_machine m);
@@ -61,5 +71,13 @@ struct fake_pmcobj *fake_pmc_by_id(struct fake_pmc *fp, uint32_t id);
 struct fake_pmcobj *fake_nth_live(struct fake_pmc *fp, int n);
 /* Add @delta to every running PMC. */
 void fake_advance(struct fake_pmc *fp, uint64_t delta);
+
+/* Append one record to the fake ring (wrapping as the kernel does). */
+void fake_ring_put(struct fake_pmc *fp, const void *rec, uint32_t len);
+/* SNAPSHOT records of every live PMC of @group, at @tsc, their values. */
+void fake_snapshot_group(struct fake_pmc *fp, uint32_t group, uint64_t tsc,
+			 uint32_t cpu);
+/* Fill the self-read page from the live PMCs of its group. */
+void fake_selfread_update(struct fake_pmc *fp);
 
 #endif /* _FAKE_PMC_H */

@@ -15,6 +15,7 @@ Suite *set_suite(void);
 Suite *buf_suite(void);
 Suite *events_suite(void);
 Suite *bind_suite(void);
+Suite *ring_suite(void);
 
 /* What the recording handler saw last. */
 struct errlog {

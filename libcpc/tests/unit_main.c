@@ -44,6 +44,7 @@ int main(void)
 	srunner_add_suite(sr, buf_suite());
 	srunner_add_suite(sr, events_suite());
 	srunner_add_suite(sr, bind_suite());
+	srunner_add_suite(sr, ring_suite());
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);

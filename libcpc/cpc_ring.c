@@ -1,0 +1,368 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * cpc_ring.c - libcpc as a consumer of the handle's mmap'd record ring
+ * (<pmc/ring.h>, records of <pmc/pmclog.h>): SNAPSHOT records rebuilt into
+ * whole-set samples (cpc_set_sample_period, cpc_snapshot_next) and OVERFLOW
+ * records kept for the overflow signal handler (cpc_set_sample,
+ * cpc_buf_overflowed).
+ *
+ * One ring per handle: the handle's /dev/pmc file is the PMC owner, and the
+ * driver writes every record of the owner there. The reader is perf's
+ * consumer: load-acquire pr_data_head, copy each record out, store-release
+ * pr_data_tail. Records it has no use for (PMCALLOCATE, ...) are skipped.
+ *
+ * Async-signal safety: cpc_ring_drain() takes no lock and allocates
+ * nothing. The single-consumer rule is kept by the ring's busy flag, taken
+ * with an atomic exchange: a drain that finds it taken (a signal handler
+ * that interrupted a drain in progress, or a second thread) does nothing.
+ * Everything a drain writes was allocated at bind (struct cpc_ringsub).
+ */
+#include <errno.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "libcpc_impl.h"
+
+/* Map the ring. cpc->lock held. 0, or -1 with errno (remembered). */
+static int ring_map(cpc_t *cpc)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	struct cpc_ring *r;
+	struct pmc_ring_page *pg;
+	size_t len = (CPC_RING_PAGES + 1) * (size_t)page;
+	uint64_t size;
+	unsigned int nsubs;
+
+	if (cpc->ring)
+		return 0;
+	if (cpc->ring_errno) {
+		errno = cpc->ring_errno;
+		return -1;
+	}
+	pg = cpc_dev_mmap(cpc, len, PROT_READ | PROT_WRITE, 0);
+	if (pg == MAP_FAILED) {
+		cpc->ring_errno = errno;
+		return -1;
+	}
+	size = pg->pr_data_size;
+	if (pg->pr_version != PMC_RING_VERSION ||
+	    pg->pr_page_size != (uint32_t)page ||
+	    pg->pr_data_offset != (uint64_t)page || !size ||
+	    (size & (size - 1)) || size > len - (size_t)page) {
+		cpc_dev_munmap(cpc, pg, len);
+		cpc->ring_errno = EPROTO;
+		errno = EPROTO;
+		return -1;
+	}
+	/* Sets reading the ring: one per CPU (cpustat) and then some. */
+	nsubs = cpc->cpuinfo.pm_ncpu * 2 + 64;
+	r = calloc(1, sizeof(*r));
+	if (r)
+		r->subs = calloc(nsubs, sizeof(*r->subs));
+	if (!r || !r->subs) {
+		free(r);
+		cpc_dev_munmap(cpc, pg, len);
+		errno = ENOMEM;
+		return -1;
+	}
+	r->pg = pg;
+	r->data = (const unsigned char *)pg + pg->pr_data_offset;
+	r->size = size;
+	r->map_len = len;
+	r->nsubs = nsubs;
+	atomic_init(&r->busy, false);
+	/* Wake poll() on any byte. */
+	__atomic_store_n(&pg->pr_watermark, 0, __ATOMIC_RELAXED);
+	cpc->ring = r;
+	return 0;
+}
+
+bool cpc_ring_claim(cpc_t *cpc)
+{
+	struct cpc_ring *r = cpc->ring;
+
+	return r && !atomic_exchange_explicit(&r->busy, true,
+					      memory_order_acquire);
+}
+
+void cpc_ring_release(cpc_t *cpc)
+{
+	atomic_store_explicit(&cpc->ring->busy, false, memory_order_release);
+}
+
+/* Claim the ring, waiting for another thread's drain (never a handler). */
+static void ring_claim_wait(cpc_t *cpc)
+{
+	while (!cpc_ring_claim(cpc))
+		sched_yield();
+}
+
+/*
+ * Make @set a reader of the ring (a snapshot period, or overflow requests
+ * with @tid the thread whose OVERFLOW records count): map the ring if
+ * needed and give the set its preallocated state. Before the set's PMCs
+ * start, so no record of theirs is missed. 0, or -1 with errno.
+ */
+int cpc_ring_subscribe(cpc_t *cpc, cpc_set_t *set, pid_t tid)
+{
+	struct cpc_ringsub *sub;
+	unsigned int i;
+	sigset_t ss;
+	int ret;
+
+	cpc_lock(cpc, &ss);
+	ret = ring_map(cpc);
+	cpc_unlock(cpc, &ss);
+	if (ret < 0)
+		return -1;
+	sub = calloc(1, sizeof(*sub) +
+		     (size_t)CPC_SNAPQ_LEN * (size_t)set->nids * sizeof(uint64_t));
+	if (!sub) {
+		errno = ENOMEM;
+		return -1;
+	}
+	sub->group = set->group;
+	sub->tid = (uint32_t)tid;
+	sub->nids = set->nids;
+	memcpy(sub->ids, set->ids, (size_t)set->nids * sizeof(uint32_t));
+	ring_claim_wait(cpc);
+	for (i = 0; i < cpc->ring->nsubs; i++)
+		if (!cpc->ring->subs[i])
+			break;
+	if (i < cpc->ring->nsubs)
+		cpc->ring->subs[i] = sub;
+	cpc_ring_release(cpc);
+	if (i == cpc->ring->nsubs) {
+		free(sub);
+		errno = EAGAIN;
+		return -1;
+	}
+	set->sub = sub;
+	return 0;
+}
+
+void cpc_ring_unsubscribe(cpc_t *cpc, cpc_set_t *set)
+{
+	unsigned int i;
+
+	if (!set->sub || !cpc->ring)
+		return;
+	ring_claim_wait(cpc);
+	for (i = 0; i < cpc->ring->nsubs; i++)
+		if (cpc->ring->subs[i] == set->sub)
+			cpc->ring->subs[i] = NULL;
+	cpc_ring_release(cpc);
+	free(set->sub);
+	set->sub = NULL;
+}
+
+/* At cpc_close(), every set unbound. */
+void cpc_ring_fini(cpc_t *cpc)
+{
+	struct cpc_ring *r = cpc->ring;
+
+	if (!r)
+		return;
+	cpc_dev_munmap(cpc, r->pg, r->map_len);
+	free(r->subs);
+	free(r);
+	cpc->ring = NULL;
+}
+
+static struct cpc_ringsub *sub_find(const struct cpc_ring *r, uint32_t group)
+{
+	unsigned int i;
+
+	if (!group)
+		return NULL;
+	for (i = 0; i < r->nsubs; i++)
+		if (r->subs[i] && r->subs[i]->group == group)
+			return r->subs[i];
+	return NULL;
+}
+
+static int slot_of(const struct cpc_ringsub *sub, uint32_t pmcid)
+{
+	int i;
+
+	for (i = 0; i < sub->nids; i++)
+		if (sub->ids[i] == pmcid)
+			return i;
+	return -1;
+}
+
+static uint64_t all_slots(int n)
+{
+	return n >= 64 ? ~0ULL : (1ULL << n) - 1;
+}
+
+/* A SNAPSHOT record: one PMC of a set at one instant. */
+static void on_snapshot(struct cpc_ring *r, const struct pmclog_snapshot *s)
+{
+	struct cpc_ringsub *sub = sub_find(r, s->pl_group);
+	unsigned int at;
+	int slot;
+
+	if (!sub || (slot = slot_of(sub, s->pl_pmcid)) < 0)
+		return;
+	if (sub->asm_have &&
+	    (sub->asm_tsc != s->pl_hdr.pl_tsc ||
+	     (sub->asm_have & (1ULL << slot)))) {
+		/* A new instant before the last one was whole. */
+		sub->incomplete++;
+		sub->asm_have = 0;
+	}
+	if (!sub->asm_have) {
+		sub->asm_tsc = s->pl_hdr.pl_tsc;
+		sub->asm_cpu = s->pl_cpu;
+	}
+	sub->asm_vals[slot] = s->pl_value;
+	sub->asm_have |= 1ULL << slot;
+	if (sub->asm_have != all_slots(sub->nids))
+		return;
+	sub->asm_have = 0;
+	if (sub->q_len == CPC_SNAPQ_LEN) {
+		sub->q_head = (sub->q_head + 1) % CPC_SNAPQ_LEN;
+		sub->q_len--;
+		sub->q_dropped++;
+	}
+	at = (sub->q_head + sub->q_len) % CPC_SNAPQ_LEN;
+	sub->q_tsc[at] = sub->asm_tsc;
+	sub->q_cpu[at] = sub->asm_cpu;
+	memcpy(&sub->q_vals[(size_t)at * (size_t)sub->nids], sub->asm_vals,
+	       (size_t)sub->nids * sizeof(uint64_t));
+	sub->q_len++;
+}
+
+/* An OVERFLOW record: the set stopped; which PMCs overflowed, the values. */
+static void on_overflow(struct cpc_ring *r, const struct pmclog_overflow *o,
+			size_t len)
+{
+	struct cpc_ringsub *sub = sub_find(r, o->pl_group);
+	uint32_t i, n = o->pl_nentries;
+	int slot;
+
+	if (!sub || (sub->tid && o->pl_tid && o->pl_tid != sub->tid) ||
+	    o->pl_hdr.pl_tsc < __atomic_load_n(&sub->ovf_after, __ATOMIC_RELAXED))
+		return;
+	if (n > (len - sizeof(*o)) / sizeof(o->pl_entries[0]))
+		return;
+	sub->ovf_mask = 0;
+	for (i = 0; i < (uint32_t)sub->nids; i++)
+		sub->ovf_vals[i] = 0;
+	for (i = 0; i < n; i++) {
+		slot = slot_of(sub, o->pl_entries[i].pl_pmcid);
+		if (slot < 0)
+			continue;
+		sub->ovf_vals[slot] = o->pl_entries[i].pl_value;
+		if (o->pl_entries[i].pl_overflowed)
+			sub->ovf_mask |= 1ULL << slot;
+	}
+	sub->ovf_tsc = o->pl_hdr.pl_tsc;
+	sub->ovf_ip = o->pl_ip;
+	sub->ovf_valid = true;
+}
+
+/* Copy @len bytes at free-running offset @pos out of the ring. */
+static void ring_copy(const struct cpc_ring *r, void *dst, uint64_t pos,
+		      size_t len)
+{
+	size_t at = (size_t)(pos & (r->size - 1));
+	size_t first = len;
+
+	if (first > r->size - at)
+		first = r->size - at;
+	memcpy(dst, r->data + at, first);
+	memcpy((char *)dst + first, r->data, len - first);
+}
+
+static void dispatch(struct cpc_ring *r, uint32_t type, size_t len)
+{
+	const void *rec = r->rec;
+
+	switch (type) {
+	case PMCLOG_TYPE_SNAPSHOT:
+		if (len >= sizeof(struct pmclog_snapshot))
+			on_snapshot(r, rec);
+		break;
+	case PMCLOG_TYPE_OVERFLOW:
+		if (len >= sizeof(struct pmclog_overflow))
+			on_overflow(r, rec, len);
+		break;
+	case PMCLOG_TYPE_DROPNOTIFY:
+		if (len >= sizeof(struct pmclog_dropnotify))
+			r->lost += ((const struct pmclog_dropnotify *)rec)->pl_records;
+		break;
+	default:
+		break;
+	}
+}
+
+/*
+ * Read every record published so far, with the ring claimed. Returns the
+ * number of records read. A corrupt stream (bad magic or length) is
+ * skipped to the head: the kernel is the only writer, so it cannot happen
+ * unless the mapping is not what it claims.
+ */
+static int ring_read(struct cpc_ring *r)
+{
+	struct pmc_ring_page *pg = r->pg;
+	uint64_t tail = __atomic_load_n(&pg->pr_data_tail, __ATOMIC_RELAXED);
+	uint64_t head = __atomic_load_n(&pg->pr_data_head, __ATOMIC_ACQUIRE);
+	struct pmclog_header h;
+	uint32_t len;
+	int n = 0;
+
+	while (head - tail >= sizeof(h)) {
+		ring_copy(r, &h, tail, sizeof(h));
+		len = PMCLOG_HEADER_TO_LENGTH(h.pl_header);
+		if (!PMCLOG_HEADER_CHECK_MAGIC(h.pl_header) || len < sizeof(h) ||
+		    len % PMCLOG_ALIGN || len > head - tail) {
+			tail = head;
+			break;
+		}
+		if (len <= sizeof(r->rec)) {
+			ring_copy(r, r->rec, tail, len);
+			dispatch(r, PMCLOG_HEADER_TO_TYPE(h.pl_header), len);
+		}
+		tail += len;
+		n++;
+		if (head - tail < sizeof(h))
+			head = __atomic_load_n(&pg->pr_data_head,
+					       __ATOMIC_ACQUIRE);
+	}
+	__atomic_store_n(&pg->pr_data_tail, tail, __ATOMIC_RELEASE);
+	r->records += (uint64_t)n;
+	return n;
+}
+
+/* cpc_ring_drain() for a caller that already claimed the ring. */
+int cpc_ring_read_claimed(cpc_t *cpc)
+{
+	return ring_read(cpc->ring);
+}
+
+/*
+ * Read the ring's new records into the sets' state. Async-signal-safe.
+ * Returns the records read, or -1 with errno: ENOTSUP without a ring,
+ * EAGAIN when another reader holds it.
+ */
+int cpc_ring_drain(cpc_t *cpc)
+{
+	int n;
+
+	if (!cpc->ring) {
+		errno = ENOTSUP;
+		return -1;
+	}
+	if (!cpc_ring_claim(cpc)) {
+		errno = EAGAIN;
+		return -1;
+	}
+	n = ring_read(cpc->ring);
+	cpc_ring_release(cpc);
+	return n;
+}
