@@ -6,15 +6,35 @@
  *   libcpc     a libcpc set of the 4 events bound with cpc_bind_curlwp,
  *              read with cpc_set_sample (what an illumos program does);
  *   perfgroup  a perf_event_open(2) group of the 4 events read with one
- *              read(2) of PERF_FORMAT_GROUP (the Linux baseline).
+ *              read(2) of PERF_FORMAT_GROUP (the Linux baseline);
+ *   selfread   the libcpc set, cpc_set_sample through the set's self-read
+ *              page (issue 12): no system call for the entries the page
+ *              can give, one PMCREADSET for the set otherwise (this driver
+ *              gives SYSCALL entries while the thread runs);
+ *   selfread-stopped  the same with the set stopped (cpc_disable): STATIC
+ *              entries, no system call;
+ *   perfmmap   perf's self-monitoring baseline: the group with each event's
+ *              perf_event_mmap_page read under its seqlock, and one group
+ *              read(2) where an event cannot be read in user space (index
+ *              0: every software event);
+ *   ring       the 4 events bound to CPU 0 with cpc_bind_cpu and a 1 ms
+ *              snapshot period, COUNT/100 snapshots consumed as they come
+ *              (poll, cpc_snapshot_next): the consumer's CPU time per
+ *              snapshot (the kernel's hrtimer work runs in IRQ context and
+ *              is not in it); compare with perfgroup, a read per snapshot.
  *
- *   bench-snapshot readset|libcpc|perfgroup COUNT
+ *   bench-snapshot readset|libcpc|perfgroup|selfread|selfread-stopped|perfmmap COUNT
  *	prints "ns_per_snapshot=N task_clock_delta=N"
+ *   bench-snapshot ring COUNT
+ *	prints "ns_per_snapshot=N snapshots=N"
  */
 #include <errno.h>
+#include <poll.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <linux/perf_event.h>
@@ -40,6 +60,9 @@ struct snap {
 	cpc_buf_t *buf;
 	/* perfgroup: nr, then one value per event */
 	uint64_t group[1 + NEVENTS];
+	/* perfmmap: each event's fd and mmap'd page */
+	int fds[NEVENTS];
+	struct perf_event_mmap_page *pages[NEVENTS];
 	/* all: the values of the last snapshot */
 	uint64_t values[NEVENTS];
 };
@@ -79,6 +102,63 @@ static int snap_perfgroup(void *arg)
 	return 0;
 }
 
+/*
+ * perf's self-monitoring read (perf_event_open(2), "rdpmc"): each event's
+ * page under its seqlock; an event with index 0 (not on a counter this
+ * thread can rdpmc) needs the system call, and one group read gives all.
+ */
+static int snap_perfmmap(void *arg)
+{
+	struct snap *s = arg;
+	bool syscall_needed = false;
+	int i;
+
+	for (i = 0; i < NEVENTS; i++) {
+		struct perf_event_mmap_page *pc = s->pages[i];
+		uint32_t seq, idx;
+		int64_t count;
+
+		do {
+			seq = __atomic_load_n(&pc->lock, __ATOMIC_ACQUIRE);
+			idx = pc->index;
+			count = pc->offset;
+			if (pc->cap_user_rdpmc && idx) {
+#if defined(__x86_64__) || defined(__i386__)
+				uint32_t lo, hi;
+
+				__asm__ __volatile__("rdpmc" : "=a"(lo), "=d"(hi)
+						     : "c"(idx - 1));
+				count += (int64_t)(((uint64_t)hi << 32) | lo);
+#endif /* x86 */
+			}
+			__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		} while (__atomic_load_n(&pc->lock, __ATOMIC_RELAXED) != seq);
+		if (!pc->cap_user_rdpmc || !idx) {
+			syscall_needed = true;
+			break;
+		}
+		s->values[i] = (uint64_t)count;
+	}
+	return syscall_needed ? snap_perfgroup(s) : 0;
+}
+
+static void setup_perfmmap(struct snap *s)
+{
+	uint64_t fmt = PERF_FORMAT_GROUP;
+	long page = sysconf(_SC_PAGESIZE);
+	int i;
+
+	for (i = 0; i < NEVENTS; i++) {
+		s->fds[i] = perf_open(bench_soft_event(events[i]), 0,
+				      i ? s->fds[0] : -1, fmt);
+		s->pages[i] = mmap(NULL, (size_t)page, PROT_READ, MAP_SHARED,
+				   s->fds[i], 0);
+		if (s->pages[i] == MAP_FAILED)
+			bench_die(errno, "mmap of perf event %s", events[i]);
+	}
+	s->fd = s->fds[0];
+}
+
 static void setup_readset(struct snap *s)
 {
 	int i;
@@ -91,7 +171,7 @@ static void setup_readset(struct snap *s)
 	}
 }
 
-static void setup_libcpc(struct snap *s)
+static void setup_libcpc(struct snap *s, bool selfread)
 {
 	int i;
 
@@ -108,9 +188,65 @@ static void setup_libcpc(struct snap *s)
 			bench_die(errno, "cpc_set_add_request(%s)", events[i]);
 	if (cpc_bind_curlwp(s->cpc, s->set, 0) < 0)
 		bench_die(errno, "cpc_bind_curlwp");
+	/* libcpc maps the page where the driver has one: say which path. */
+	if (cpc_set_selfread(s->cpc, s->set, selfread) < 0)
+		bench_die(errno, "cpc_set_selfread(%d)", selfread);
 	s->buf = cpc_buf_create(s->cpc, s->set);
 	if (!s->buf)
 		bench_die(errno, "cpc_buf_create");
+}
+
+/*
+ * ring: the consumer's CPU time per snapshot of a CPU-bound set written
+ * every millisecond; prints the figure and exits.
+ */
+static void run_ring(unsigned long count)
+{
+	unsigned long want = count / 100 < 20 ? 20 : count / 100, got = 0;
+	uint64_t cpu0, cpu1, first = 0, last = 0, v;
+	struct pollfd pfd = { .events = POLLIN };
+	cpc_set_t *set;
+	cpc_buf_t *buf;
+	cpc_t *cpc;
+	int i;
+
+	cpc = cpc_open(CPC_VER_CURRENT);
+	if (!cpc)
+		bench_die(errno, "cpc_open");
+	set = cpc_set_create(cpc);
+	for (i = 0; i < NEVENTS; i++)
+		if (cpc_set_add_request(cpc, set, events[i], 0,
+					CPC_COUNT_USER | CPC_COUNT_SYSTEM,
+					0, NULL) < 0)
+			bench_die(errno, "cpc_set_add_request(%s)", events[i]);
+	buf = cpc_buf_create(cpc, set);
+	if (!buf || cpc_set_sample_period(cpc, set, CPC_SAMPLE_PERIOD_MIN) < 0)
+		bench_die(errno, "cpc_set_sample_period");
+	if (cpc_bind_cpu(cpc, 0, set, 0) < 0)
+		bench_die(errno, "cpc_bind_cpu with a snapshot period");
+	pfd.fd = cpc_snapshot_fd(cpc);
+	cpu0 = bench_cpu_ns();
+	while (got < want) {
+		if (cpc_snapshot_next(cpc, set, buf) == 0) {
+			cpc_buf_get(cpc, buf, 0, &v);
+			if (!got)
+				first = v;
+			last = v;
+			got++;
+			continue;
+		}
+		if (errno != EAGAIN)
+			bench_die(errno, "cpc_snapshot_next");
+		if (poll(&pfd, 1, 1000) < 0)
+			bench_die(errno, "poll");
+	}
+	cpu1 = bench_cpu_ns();
+	if (last <= first)
+		bench_die(0, "task-clock did not advance (%llu -> %llu)",
+			  (unsigned long long)first, (unsigned long long)last);
+	printf("ns_per_snapshot=%.1f snapshots=%lu\n",
+	       (double)(cpu1 - cpu0) / (double)got, got);
+	cpc_close(cpc);
 }
 
 static void setup_perfgroup(struct snap *s)
@@ -133,24 +269,43 @@ int main(int argc, char **argv)
 
 	bench_init(argv[0]);
 	if (argc != 3)
-		bench_die(0, "usage: bench-snapshot readset|libcpc|perfgroup COUNT");
+		bench_die(0, "usage: bench-snapshot readset|libcpc|perfgroup|"
+			  "selfread|selfread-stopped|perfmmap|ring COUNT");
 	count = bench_count_arg(argv[2], "COUNT");
 	if (!strcmp(argv[1], "readset")) {
 		setup_readset(&s);
 		op = snap_readset;
 	} else if (!strcmp(argv[1], "libcpc")) {
-		setup_libcpc(&s);
+		setup_libcpc(&s, false);
+		op = snap_libcpc;
+	} else if (!strcmp(argv[1], "selfread") ||
+		   !strcmp(argv[1], "selfread-stopped")) {
+		setup_libcpc(&s, true);
 		op = snap_libcpc;
 	} else if (!strcmp(argv[1], "perfgroup")) {
 		setup_perfgroup(&s);
 		op = snap_perfgroup;
+	} else if (!strcmp(argv[1], "perfmmap")) {
+		setup_perfmmap(&s);
+		op = snap_perfmmap;
+	} else if (!strcmp(argv[1], "ring")) {
+		run_ring(count);
+		return 0;
 	} else {
-		bench_die(0, "unknown way '%s' (readset, libcpc or perfgroup)",
+		bench_die(0, "unknown way '%s' (readset, libcpc, perfgroup, "
+			  "selfread, selfread-stopped, perfmmap or ring)",
 			  argv[1]);
 	}
 	if (op(&s) < 0)
 		bench_die(errno, "first snapshot");
 	first = s.values[0];
+	if (!strcmp(argv[1], "selfread-stopped")) {
+		if (cpc_disable(s.cpc) < 0)
+			bench_die(errno, "cpc_disable");
+		ns = bench_per_op_ns("snapshot", op, &s, count, count / 10);
+		printf("ns_per_snapshot=%.1f task_clock_delta=0\n", ns);
+		return 0;
+	}
 	ns = bench_per_op_ns("snapshot", op, &s, count, count / 10);
 	if (s.values[0] <= first)
 		bench_die(0, "task-clock did not advance (%llu -> %llu)",

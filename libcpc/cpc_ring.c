@@ -199,7 +199,15 @@ static uint64_t all_slots(int n)
 	return n >= 64 ? ~0ULL : (1ULL << n) - 1;
 }
 
-/* A SNAPSHOT record: one PMC of a set at one instant. */
+/*
+ * A SNAPSHOT record: one PMC of a set. The timer and switch-out records of
+ * a set come together with one pl_tsc; PMCSTOP writes each stopped PMC's
+ * last record at its own instant (its value no longer changes). So a set's
+ * snapshot is complete when each of its PMCs has sent one record, and it
+ * is dated by the latest; a PMC that sends a second record first means
+ * records were lost (the older instant is dropped and counted), as does a
+ * DROPNOTIFY (every set starts over).
+ */
 static void on_snapshot(struct cpc_ring *r, const struct pmclog_snapshot *s)
 {
 	struct cpc_ringsub *sub = sub_find(r, s->pl_group);
@@ -208,17 +216,14 @@ static void on_snapshot(struct cpc_ring *r, const struct pmclog_snapshot *s)
 
 	if (!sub || (slot = slot_of(sub, s->pl_pmcid)) < 0)
 		return;
-	if (sub->asm_have &&
-	    (sub->asm_tsc != s->pl_hdr.pl_tsc ||
-	     (sub->asm_have & (1ULL << slot)))) {
-		/* A new instant before the last one was whole. */
+	if (sub->asm_have & (1ULL << slot)) {
 		sub->incomplete++;
 		sub->asm_have = 0;
 	}
-	if (!sub->asm_have) {
+	if (!sub->asm_have || s->pl_hdr.pl_tsc > sub->asm_tsc)
 		sub->asm_tsc = s->pl_hdr.pl_tsc;
+	if (!sub->asm_have)
 		sub->asm_cpu = s->pl_cpu;
-	}
 	sub->asm_vals[slot] = s->pl_value;
 	sub->asm_have |= 1ULL << slot;
 	if (sub->asm_have != all_slots(sub->nids))
@@ -266,6 +271,20 @@ static void on_overflow(struct cpc_ring *r, const struct pmclog_overflow *o,
 	sub->ovf_valid = true;
 }
 
+/* Records were lost: a snapshot being rebuilt may miss some for good. */
+static void on_drop(struct cpc_ring *r, const struct pmclog_dropnotify *d)
+{
+	unsigned int i;
+
+	r->lost += d->pl_records;
+	for (i = 0; i < r->nsubs; i++) {
+		if (r->subs[i] && r->subs[i]->asm_have) {
+			r->subs[i]->incomplete++;
+			r->subs[i]->asm_have = 0;
+		}
+	}
+}
+
 /* Copy @len bytes at free-running offset @pos out of the ring. */
 static void ring_copy(const struct cpc_ring *r, void *dst, uint64_t pos,
 		      size_t len)
@@ -294,7 +313,7 @@ static void dispatch(struct cpc_ring *r, uint32_t type, size_t len)
 		break;
 	case PMCLOG_TYPE_DROPNOTIFY:
 		if (len >= sizeof(struct pmclog_dropnotify))
-			r->lost += ((const struct pmclog_dropnotify *)rec)->pl_records;
+			on_drop(r, rec);
 		break;
 	default:
 		break;

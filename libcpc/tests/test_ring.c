@@ -123,7 +123,7 @@ START_TEST(snapshots_come_whole_in_order_with_the_kernel_time)
 }
 END_TEST
 
-START_TEST(an_incomplete_snapshot_is_dropped_and_counted)
+START_TEST(incomplete_snapshots_are_dropped_and_last_records_make_one)
 {
 	struct ctx c;
 	struct pmclog_snapshot r = {
@@ -149,6 +149,34 @@ START_TEST(an_incomplete_snapshot_is_dropped_and_counted)
 	ck_assert_int_eq(cpc_snapshot_next(c.cpc, c.set, c.buf), -1);
 	ck_assert_int_eq(cpc_snapshot_lost(c.cpc, c.set, &lost), 0);
 	ck_assert_uint_eq(lost, 1);
+	/* PMCSTOP's last records, one instant each: one snapshot, the latest. */
+	r.pl_group -= 100;
+	for (int i = 0; i < 3; i++) {
+		r.pl_pmcid = req_pmc(&c, i)->alloc.pm_pmcid;
+		r.pl_hdr.pl_tsc = 7 + (uint64_t)i;
+		r.pl_value = 100 + (uint64_t)i;
+		fake_ring_put(&c.fp, &r, sizeof(r));
+	}
+	ck_assert_int_eq(cpc_snapshot_next(c.cpc, c.set, c.buf), 0);
+	ck_assert_int_eq(cpc_buf_hrtime(c.cpc, c.buf), 9);
+	ck_assert_uint_eq(cpc_buf_tick(c.cpc, c.buf), 102);
+	/* A DROPNOTIFY: what was being rebuilt is lost. */
+	r.pl_hdr.pl_tsc = 10;
+	fake_ring_put(&c.fp, &r, sizeof(r));
+	{
+		struct pmclog_dropnotify d = {
+			.pl_hdr.pl_header = PMCLOG_HEADER(PMCLOG_TYPE_DROPNOTIFY,
+							  sizeof(d)),
+			.pl_records = 2,
+		};
+
+		fake_ring_put(&c.fp, &d, sizeof(d));
+	}
+	fake_snapshot_group(&c.fp, r.pl_group, 11, 0);
+	ck_assert_int_eq(cpc_snapshot_next(c.cpc, c.set, c.buf), 0);
+	ck_assert_int_eq(cpc_buf_hrtime(c.cpc, c.buf), 11);
+	ck_assert_int_eq(cpc_snapshot_lost(c.cpc, c.set, &lost), 0);
+	ck_assert_uint_eq(lost, 2);
 	cpc_close(c.cpc);
 }
 END_TEST
@@ -376,7 +404,7 @@ Suite *ring_suite(void)
 
 	tcase_add_test(tc, a_period_allocates_snapshot_pmcs_and_maps_the_ring);
 	tcase_add_test(tc, snapshots_come_whole_in_order_with_the_kernel_time);
-	tcase_add_test(tc, an_incomplete_snapshot_is_dropped_and_counted);
+	tcase_add_test(tc, incomplete_snapshots_are_dropped_and_last_records_make_one);
 	tcase_add_test(tc, a_driver_without_snapshots_fails_the_bind_enotsup);
 	tcase_add_test(tc, the_overflow_record_gives_values_and_the_overflowed_index);
 	tcase_add_test(tc, without_a_ring_a_wrapped_notify_counter_is_the_overflowed_one);

@@ -1,15 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * cpu.c - cpcstat cpu, alias cpustat: per-CPU counts of the whole system
- * every interval, as illumos cpustat(8) prints them. One thread per CPU binds
- * the set with cpc_bind_cpu() and samples it at absolute deadlines; several
- * -c sets are cycled one per interval; the end (count reached or a signal)
- * prints one total line per set.
+ * every interval, as illumos cpustat(8) prints them. The end (count reached
+ * or a signal) prints one total line per set. Two ways to sample:
+ *
+ *  - through the ring (one -c set, no -p): the set is bound to every CPU
+ *    with a snapshot period of one interval (cpc_set_sample_period), and
+ *    this one thread reads the kernel-timestamped snapshots of all CPUs
+ *    from the handle's ring (cpc_snapshot_next): no system call per CPU
+ *    and interval;
+ *  - with reads (several -c sets cycled one per interval, -p, or a driver
+ *    without snapshots; CPCSTAT_NO_SNAPSHOT=1 forces it): one thread per
+ *    CPU binds the set with cpc_bind_cpu() and samples it at absolute
+ *    deadlines.
  */
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <langinfo.h>
+#include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
@@ -311,6 +320,173 @@ static void sampler_free(struct sampler *s, cpc_t *cpc, unsigned int nsets)
 	free(s->accum_tick);
 }
 
+/* ------------------------------------------------ sampling through the ring */
+
+static void unbind_all(struct sampler *ss, int n, const cpu_set_t *mine)
+{
+	for (int i = n - 1; i >= 0; i--) {
+		if (ss[i].cur >= 0)
+			cpc_unbind(ss[i].sh->cpc, ss[i].sets[ss[i].cur]);
+		ss[i].cur = -1;
+	}
+	sched_setaffinity(0, sizeof(*mine), mine);
+}
+
+/*
+ * Bind set 0 to every CPU with a snapshot period of one interval, from this
+ * thread (which cpc_bind_cpu() pins in turn; its affinity is restored).
+ * false, with nothing bound, where the driver or the options do not allow it.
+ */
+static bool ring_bind(struct shared *sh, struct sampler *ss, int n, cpu_set_t *mine)
+{
+	struct cpu_opts *o = sh->o;
+	double us = o->interval * 1e6;
+	const char *no = getenv("CPCSTAT_NO_SNAPSHOT");
+
+	if (o->c.nspecs != 1 || o->period > 0 || (no && *no && strcmp(no, "0")) ||
+	    us < CPC_SAMPLE_PERIOD_MIN || us > UINT32_MAX ||
+	    sched_getaffinity(0, sizeof(*mine), mine))
+		return false;
+	for (int i = 0; i < n; i++) {
+		if (cpc_set_sample_period(sh->cpc, ss[i].sets[0], (uint64_t)us) ||
+		    cpc_bind_cpu(sh->cpc, ss[i].cpu, ss[i].sets[0], 0)) {
+			if (o->c.debug)
+				fprintf(stderr, "%s: cpu%d: no snapshots (%s): reading each CPU\n",
+					o->c.prog, ss[i].cpu, strerror(errno));
+			unbind_all(ss, n, mine);
+			for (int j = 0; j < n; j++)
+				cpc_set_sample_period(sh->cpc, ss[j].sets[0], 0);
+			return false;
+		}
+		ss[i].cur = 0;
+	}
+	sched_setaffinity(0, sizeof(*mine), mine);
+	for (int i = 0; i < n; i++) {
+		ss[i].bound = true;
+		ss[i].soaking = spec_system_only(&o->c.specs[0]);
+	}
+	if (o->c.debug)
+		fprintf(stderr, "%s: %d CPUs sampled through the ring every %.0f us\n",
+			o->c.prog, n, us);
+	return true;
+}
+
+/* Account a new reading of sampler S (in s->now[0]) and print it if PRINT. */
+static void ring_account(struct sampler *s, bool print)
+{
+	struct shared *sh = s->sh;
+	const struct spec_set *spec = &sh->o->c.specs[0];
+
+	cpc_buf_sub(sh->cpc, s->diff[0], s->now[0], s->base[0]);
+	cpc_buf_copy(sh->cpc, s->base[0], s->now[0]);
+	for (unsigned int i = 0; i < spec->nreqs; i++) {
+		uint64_t v;
+
+		cpc_buf_get(sh->cpc, s->diff[0], (int)i, &v);
+		s->accum[0][i] += v;
+	}
+	s->accum_tick[0] += cpc_buf_tick(sh->cpc, s->diff[0]);
+	s->last = cpc_buf_hrtime(sh->cpc, s->now[0]);
+	if (print)
+		print_counts(s, s->diff[0], spec, "tick", s->cpu);
+}
+
+/*
+ * Interrupted: what each CPU counted since its last snapshot goes into the
+ * totals, read on that CPU (one read per CPU, once).
+ */
+static void ring_final_reads(struct sampler *ss, int n, const cpu_set_t *mine)
+{
+	for (int i = 0; i < n; i++) {
+		cpu_set_t one;
+
+		CPU_ZERO(&one);
+		CPU_SET(ss[i].cpu, &one);
+		if (sched_setaffinity(0, sizeof(one), &one) == 0 &&
+		    cpc_set_sample(ss[i].sh->cpc, ss[i].sets[0], ss[i].now[0]) == 0)
+			ring_account(&ss[i], false);
+	}
+	sched_setaffinity(0, sizeof(*mine), mine);
+}
+
+/*
+ * Read the snapshots of every CPU as the ring brings them until each CPU
+ * printed COUNT lines or a stop signal (in WAIT) comes. 0, or 1 when a
+ * snapshot could not be read.
+ */
+static int ring_loop(struct shared *sh, struct sampler *ss, int n, const sigset_t *wait,
+		     const cpu_set_t *mine)
+{
+	unsigned long count = sh->o->count, *got = calloc((size_t)n, sizeof(*got));
+	struct pollfd pfd = { .fd = cpc_snapshot_fd(sh->cpc), .events = POLLIN };
+	struct timespec zero = { 0, 0 };
+	bool interrupted = false;
+	int ret = 0;
+
+	if (!got)
+		return 1;
+	for (;;) {
+		bool done = count > 0;
+		int sig;
+
+		poll(&pfd, 1, 100);
+		for (int i = 0; i < n; i++) {
+			while (!count || got[i] < count) {
+				if (cpc_snapshot_next(sh->cpc, ss[i].sets[0], ss[i].now[0])) {
+					if (errno != EAGAIN) {
+						fprintf(stderr, "%s: cpu%d - %s\n", sh->o->c.prog,
+							ss[i].cpu, strerror(errno));
+						ret = 1;
+					}
+					break;
+				}
+				ring_account(&ss[i], true);
+				got[i]++;
+			}
+			if (count && got[i] < count)
+				done = false;
+		}
+		if (done || ret)
+			break;
+		sig = sigtimedwait(wait, NULL, &zero);
+		if (sig > 0 && sig != SIGUSR1) {
+			cpcstat_stop = sig;
+			interrupted = true;
+			break;
+		}
+	}
+	if (interrupted)
+		ring_final_reads(ss, n, mine);
+	free(got);
+	return ret;
+}
+
+static void print_totals(struct shared *sh, struct sampler *ss, unsigned int nthr);
+
+/* The ring way from bind to totals (soakers for -s too). The exit status. */
+static int ring_run(struct shared *sh, struct sampler *ss, int n, bool soak,
+		    const sigset_t *wait, cpu_set_t *mine)
+{
+	int ret;
+
+	for (int i = 0; soak && i < n; i++)
+		if (pthread_create(&ss[i].soaker, NULL, soaker_main, &ss[i]) == 0)
+			ss[i].has_soaker = true;
+	ret = ring_loop(sh, ss, n, wait, mine);
+	pthread_mutex_lock(&sh->lock);
+	sh->stop = true;
+	pthread_mutex_unlock(&sh->lock);
+	for (int i = 0; i < n; i++) {
+		ss[i].soaking = false;
+		if (ss[i].has_soaker)
+			pthread_join(ss[i].soaker, NULL);
+		ss[i].has_soaker = false;
+	}
+	print_totals(sh, ss, (unsigned int)n);
+	unbind_all(ss, n, mine);
+	return ret;
+}
+
 /* The total line of each set: the sum over CPUs, time of the last sample, ncpus. */
 static void print_totals(struct shared *sh, struct sampler *ss, unsigned int nthr)
 {
@@ -445,6 +621,7 @@ static int run(struct cpu_opts *o, cpc_t *cpc)
 	struct sampler *ss = NULL;
 	int *cpus = NULL, n, ret = 1, sig;
 	sigset_t wait, old;
+	cpu_set_t mine;
 	bool soak = false;
 
 	pthread_mutex_init(&sh.out_lock, NULL);
@@ -484,6 +661,10 @@ static int run(struct cpu_opts *o, cpc_t *cpc)
 		out_title(&o->c.out, &o->c.specs[0]);
 	fflush(o->c.out.fp);
 	sh.origin = mono_ns();
+	if (ring_bind(&sh, ss, n, &mine)) {
+		ret = ring_run(&sh, ss, n, soak, &wait, &mine);
+		goto drain;
+	}
 	sh.running = (unsigned int)n;
 	for (int i = 0; i < n; i++) {
 		if (pthread_create(&ss[i].thr, NULL, sampler_main, &ss[i])) {
@@ -532,6 +713,7 @@ static int run(struct cpu_opts *o, cpc_t *cpc)
 			break;
 		}
 	}
+drain:
 	{
 		/* The samplers' wake-ups must not reach the default action. */
 		struct timespec zero = { 0, 0 };
