@@ -1,0 +1,227 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sys_test.c - PMC_F_SNAPSHOT in system scope: records at the period from
+ * the PMC's CPU, one timestamp per set, the last record (written at
+ * PMCSTOP) equal to the value read after the stop; the allocation errors.
+ */
+#include "kselftest_harness.h"
+
+#include "snapshot.h"
+
+#define PERIOD_US	10000u
+#define RUN_NS		500000000ull
+#define MAXREC		1024
+
+FIXTURE(sys) {
+	int fd;
+	struct smp_ring r;
+	struct smp_buf b;
+};
+
+FIXTURE_SETUP(sys)
+{
+	const char *why = smp_cannot_run();
+
+	self->fd = -1;
+	memset(&self->r, 0, sizeof(self->r));
+	memset(&self->b, 0, sizeof(self->b));
+	if (why)
+		SKIP(return, "%s", why);
+	self->fd = smp_open();
+	ASSERT_LE(0, self->fd);
+}
+
+FIXTURE_TEARDOWN(sys)
+{
+	smp_ring_unmap(&self->r);
+	smp_buf_free(&self->b);
+	if (self->fd >= 0)
+		close(self->fd);
+}
+
+static void sleep_ns(uint64_t ns)
+{
+	struct timespec ts = { .tv_sec = ns / 1000000000ull,
+			       .tv_nsec = ns % 1000000000ull };
+
+	while (nanosleep(&ts, &ts))
+		;
+}
+
+/*
+ * Two PMCs of one set on CPU 0: a record each per period, sharing the
+ * timestamp; values never go back; the last one equals the read.
+ */
+TEST_F(sys, set_records_at_the_period_share_timestamps)
+{
+	static const struct pmclog_snapshot *ra[MAXREC], *rb[MAXREC];
+	uint32_t ids[2];
+	uint64_t t0, t1, v[2], expect;
+	size_t na, nb, i;
+	int64_t a, b;
+
+	RETURN_IF_SKIPPED();
+	ASSERT_EQ(0, smp_ring_map(self->fd, 64, &self->r));
+	a = snap_alloc(self->fd, PMC_MODE_SC, 0, PERF_COUNT_SW_CPU_CLOCK, 3,
+		       PERIOD_US);
+	b = snap_alloc(self->fd, PMC_MODE_SC, 0, PERF_COUNT_SW_CONTEXT_SWITCHES,
+		       3, PERIOD_US);
+	ASSERT_LE(0, a);
+	ASSERT_LE(0, b);
+	ids[0] = a;
+	ids[1] = b;
+	t0 = smp_now_ns(CLOCK_MONOTONIC);
+	ASSERT_EQ(0, smp_simple(self->fd, PMC_IOC_PMCSTART, a));
+	ASSERT_EQ(0, smp_simple(self->fd, PMC_IOC_PMCSTART, b));
+	sleep_ns(RUN_NS);
+	ASSERT_EQ(0, smp_simple(self->fd, PMC_IOC_PMCSTOP, a));
+	ASSERT_EQ(0, smp_simple(self->fd, PMC_IOC_PMCSTOP, b));
+	t1 = smp_now_ns(CLOCK_MONOTONIC);
+	ASSERT_EQ(0, snap_readset(self->fd, ids, 2, v));
+	ASSERT_TRUE(snap_collect(self->fd, &self->r, &self->b));
+
+	na = snap_records(&self->b, a, ra, MAXREC);
+	nb = snap_records(&self->b, b, rb, MAXREC);
+	expect = (t1 - t0) / (PERIOD_US * 1000ull);
+	TH_LOG("%zu and %zu records in %llu ms (%llu periods)", na, nb,
+	       (unsigned long long)((t1 - t0) / 1000000),
+	       (unsigned long long)expect);
+	ASSERT_LE(2, na);
+	ASSERT_GE(MAXREC, na);
+	/* The timer's records, then the one written at the stop. */
+	EXPECT_LE(expect * 7 / 10, na - 1);
+	EXPECT_GE(expect * 13 / 10, na - 1);
+	EXPECT_EQ(na, nb);
+	for (i = 0; i < na; i++) {
+		EXPECT_EQ(0, ra[i]->pl_cpu);
+		EXPECT_EQ(0, ra[i]->pl_tid);
+		EXPECT_EQ(3, ra[i]->pl_group);
+		EXPECT_LE(t0, ra[i]->pl_hdr.pl_tsc);
+		EXPECT_GE(t1, ra[i]->pl_hdr.pl_tsc);
+		if (i)
+			EXPECT_LE(ra[i - 1]->pl_value, ra[i]->pl_value);
+		/* One timestamp per set (the two stops are two instants). */
+		if (i + 1 < na && i < nb)
+			EXPECT_EQ(ra[i]->pl_hdr.pl_tsc, rb[i]->pl_hdr.pl_tsc);
+	}
+	/* Stopped: the last record is the value PMCREADSET returns. */
+	EXPECT_EQ(v[0], ra[na - 1]->pl_value);
+	EXPECT_EQ(v[1], rb[nb - 1]->pl_value);
+	/* cpu-clock counts time: records a period apart differ by one. */
+	for (i = 1; i + 1 < na; i++) {
+		uint64_t dv = ra[i]->pl_value - ra[i - 1]->pl_value;
+		uint64_t dt = ra[i]->pl_hdr.pl_tsc - ra[i - 1]->pl_hdr.pl_tsc;
+
+		EXPECT_GE(dt + dt / 10 + 1000000, dv);
+	}
+}
+
+/* A PMC alone (group 0) on every online CPU writes from its CPU. */
+TEST_F(sys, records_come_from_the_pmc_cpu)
+{
+	static const struct pmclog_snapshot *rec[MAXREC];
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	int64_t id[2];
+	size_t n, i;
+	long c;
+
+	RETURN_IF_SKIPPED();
+	if (ncpu > 2)
+		ncpu = 2;
+	ASSERT_EQ(0, smp_ring_map(self->fd, 16, &self->r));
+	for (c = 0; c < ncpu; c++) {
+		id[c] = snap_alloc(self->fd, PMC_MODE_SC, c,
+				   PERF_COUNT_SW_CPU_CLOCK, 0, 2 * PERIOD_US);
+		ASSERT_LE(0, id[c]);
+		ASSERT_EQ(0, smp_simple(self->fd, PMC_IOC_PMCSTART, id[c]));
+	}
+	sleep_ns(RUN_NS / 5);
+	for (c = 0; c < ncpu; c++)
+		ASSERT_EQ(0, smp_simple(self->fd, PMC_IOC_PMCSTOP, id[c]));
+	ASSERT_TRUE(snap_collect(self->fd, &self->r, &self->b));
+	for (c = 0; c < ncpu; c++) {
+		n = snap_records(&self->b, id[c], rec, MAXREC);
+		EXPECT_LE(3, n);
+		for (i = 0; i < n && i < MAXREC; i++) {
+			EXPECT_EQ(c, rec[i]->pl_cpu);
+			EXPECT_EQ(0, rec[i]->pl_group);
+		}
+	}
+}
+
+/* Stopped, no record comes; PMCSTART starts them again. */
+TEST_F(sys, stopped_pmc_writes_nothing)
+{
+	static const struct pmclog_snapshot *rec[MAXREC];
+	int64_t id;
+
+	RETURN_IF_SKIPPED();
+	ASSERT_EQ(0, smp_ring_map(self->fd, 16, &self->r));
+	id = snap_alloc(self->fd, PMC_MODE_SC, 0, PERF_COUNT_SW_CPU_CLOCK, 0,
+			PMC_SNAPSHOT_MIN_US);
+	ASSERT_LE(0, id);
+	ASSERT_EQ(0, smp_simple(self->fd, PMC_IOC_PMCSTART, id));
+	sleep_ns(RUN_NS / 10);
+	ASSERT_EQ(0, smp_simple(self->fd, PMC_IOC_PMCSTOP, id));
+	ASSERT_TRUE(snap_collect(self->fd, &self->r, &self->b));
+	EXPECT_LE(5, snap_records(&self->b, id, rec, MAXREC));
+	smp_buf_free(&self->b);
+	sleep_ns(RUN_NS / 10);
+	ASSERT_TRUE(snap_collect(self->fd, &self->r, &self->b));
+	EXPECT_EQ(0, snap_records(&self->b, id, rec, MAXREC));
+	/* Released while running: the timer goes with it. */
+	ASSERT_EQ(0, smp_simple(self->fd, PMC_IOC_PMCSTART, id));
+	ASSERT_EQ(0, smp_simple(self->fd, PMC_IOC_PMCRELEASE, id));
+	smp_buf_free(&self->b);
+	sleep_ns(RUN_NS / 10);
+	ASSERT_TRUE(snap_collect(self->fd, &self->r, &self->b));
+	EXPECT_GE(1, snap_records(&self->b, id, rec, MAXREC));
+}
+
+TEST_F(sys, allocation_and_start_errors)
+{
+	struct snap_req r = { .group = 0, .period_us = PMC_SNAPSHOT_MIN_US };
+	int64_t a, b;
+
+	RETURN_IF_SKIPPED();
+	/* Below the floor. */
+	EXPECT_EQ(-EINVAL, snap_alloc(self->fd, PMC_MODE_SC, 0,
+				      PERF_COUNT_SW_CPU_CLOCK, 0,
+				      PMC_SNAPSHOT_MIN_US - 1));
+	EXPECT_EQ(-EINVAL, snap_alloc(self->fd, PMC_MODE_TC, PMC_CPU_ANY,
+				      PERF_COUNT_SW_TASK_CLOCK, 0, 0));
+	/* Sampling modes. */
+	EXPECT_EQ(-EINVAL, smp_alloc_ext(self->fd, PMC_CLASS_SOFT, PMC_MODE_SS,
+					 0, PERF_TYPE_SOFTWARE,
+					 PERF_COUNT_SW_CPU_CLOCK, 1000000,
+					 PMC_F_SNAPSHOT, snap_ext, &r));
+	EXPECT_EQ(-EINVAL, smp_alloc_ext(self->fd, PMC_CLASS_SOFT, PMC_MODE_TS,
+					 PMC_CPU_ANY, PERF_TYPE_SOFTWARE,
+					 PERF_COUNT_SW_TASK_CLOCK, 1000000,
+					 PMC_F_SNAPSHOT, snap_ext, &r));
+	/* A period without the flag. */
+	EXPECT_EQ(-EINVAL, smp_alloc_ext(self->fd, PMC_CLASS_SOFT, PMC_MODE_SC,
+					 0, PERF_TYPE_SOFTWARE,
+					 PERF_COUNT_SW_CPU_CLOCK, 0, 0,
+					 snap_ext, &r));
+	/* One set, one period. */
+	a = snap_alloc(self->fd, PMC_MODE_SC, 0, PERF_COUNT_SW_CPU_CLOCK, 9,
+		       PMC_SNAPSHOT_MIN_US);
+	ASSERT_LE(0, a);
+	EXPECT_EQ(-EINVAL, snap_alloc(self->fd, PMC_MODE_SC, 0,
+				      PERF_COUNT_SW_CPU_CLOCK, 9,
+				      2 * PMC_SNAPSHOT_MIN_US));
+	b = snap_alloc(self->fd, PMC_MODE_TC, PMC_CPU_ANY,
+		       PERF_COUNT_SW_TASK_CLOCK, 9, PMC_SNAPSHOT_MIN_US);
+	ASSERT_LE(0, b);
+	/* Neither a log file nor a ring: nowhere to write (EDOOFUS). */
+	EXPECT_EQ(-PMC_EDOOFUS, smp_simple(self->fd, PMC_IOC_PMCSTART, a));
+	EXPECT_EQ(-PMC_EDOOFUS, smp_simple(self->fd, PMC_IOC_PMCSTART, b));
+	ASSERT_EQ(0, smp_ring_map(self->fd, 4, &self->r));
+	EXPECT_EQ(0, smp_simple(self->fd, PMC_IOC_PMCSTART, a));
+	EXPECT_EQ(0, smp_simple(self->fd, PMC_IOC_PMCSTART, b));
+	EXPECT_EQ(0, smp_simple(self->fd, PMC_IOC_PMCSTOP, a));
+	EXPECT_EQ(0, smp_simple(self->fd, PMC_IOC_PMCSTOP, b));
+}
+
+TEST_HARNESS_MAIN
