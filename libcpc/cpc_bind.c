@@ -239,6 +239,7 @@ static int set_bind(cpc_t *cpc, cpc_set_t *set, const char *fn,
 	bool system = bc->kind == CPC_BIND_CPU;
 	struct pmc_op_pmcallocate a;
 	int i, err, subcode;
+	bool ovf_ring;
 
 	if (set_plan(cpc, set, fn, system, enc) < 0)
 		return -1;
@@ -287,13 +288,14 @@ static int set_bind(cpc_t *cpc, cpc_set_t *set, const char *fn,
 	 * before the PMCs start. Snapshots need it; overflow requests do
 	 * without (cpc_set_sample() reads the counters then).
 	 */
-	if (set->period_us && cpc_ring_subscribe(cpc, set, 0) < 0) {
+	ovf_ring = set->has_ovf && bc->kind == CPC_BIND_LWP;
+	if ((set->period_us || ovf_ring) &&
+	    cpc_ring_subscribe(cpc, set, ovf_ring ? bc->tid : 0) < 0 &&
+	    set->period_us) {
 		if (errno != ENOMEM && errno != EAGAIN)
 			errno = ENOTSUP;
 		goto fail;
 	}
-	if (set->has_ovf && bc->kind == CPC_BIND_LWP)
-		(void)cpc_ring_subscribe(cpc, set, bc->tid);
 	for (i = 0; i < set->nids; i++)
 		if (cpc_dev_start(cpc, set->ids[i]) < 0)
 			goto fail;

@@ -273,6 +273,24 @@ START_TEST(the_overflow_record_gives_values_and_the_overflowed_index)
 }
 END_TEST
 
+START_TEST(snapshots_and_overflow_records_share_the_set_state)
+{
+	struct ctx c;
+	uint64_t mask;
+
+	setup(&c, 2, CPC_OVF_NOTIFY_EMT);
+	ck_assert_int_eq(cpc_set_sample_period(c.cpc, c.set, 1000), 0);
+	ck_assert_int_eq(cpc_bind_curlwp(c.cpc, c.set, 0), 0);
+	fake_snapshot_group(&c.fp, req_pmc(&c, 0)->alloc.pm_group, 5, 0);
+	put_overflow(&c, 3, 1, 6);
+	ck_assert_int_eq(cpc_snapshot_next(c.cpc, c.set, c.buf), 0);
+	ck_assert_int_eq(cpc_buf_hrtime(c.cpc, c.buf), 5);
+	ck_assert_int_eq(cpc_set_sample(c.cpc, c.set, c.buf), 0);
+	ck_assert_int_eq(cpc_buf_overflowed(c.cpc, c.buf, &mask), 1);
+	cpc_close(c.cpc);
+}
+END_TEST
+
 START_TEST(without_a_ring_a_wrapped_notify_counter_is_the_overflowed_one)
 {
 	struct ctx c;
@@ -407,6 +425,7 @@ Suite *ring_suite(void)
 	tcase_add_test(tc, incomplete_snapshots_are_dropped_and_last_records_make_one);
 	tcase_add_test(tc, a_driver_without_snapshots_fails_the_bind_enotsup);
 	tcase_add_test(tc, the_overflow_record_gives_values_and_the_overflowed_index);
+	tcase_add_test(tc, snapshots_and_overflow_records_share_the_set_state);
 	tcase_add_test(tc, without_a_ring_a_wrapped_notify_counter_is_the_overflowed_one);
 	tcase_add_test(tc, the_selfread_page_samples_without_a_system_call);
 	tcase_add_test(tc, a_clock_entry_adds_the_time_since_its_stamp);
