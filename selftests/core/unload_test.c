@@ -112,6 +112,8 @@ static void owner(int ready)
 			     &th) ||
 	    pmc_t_alloc_soft(fd, PMC_MODE_TS, 0, PMC_T_SW_CPU_CLOCK,
 			     PMC_CAP_INTERRUPT, 0, &ss) ||
+	    /* 1 kHz: at mincount the emulated CPUs do little but sample. */
+	    pmc_t_setcount(fd, ss, 1000000) ||
 	    /* With DESCENDANTS this attaches the children made above too. */
 	    pmc_t_attach(fd, tc, 0, 0) ||
 	    pmc_t_attach(fd, th, 0,
