@@ -117,9 +117,12 @@ TEST_F(hwsampling, process_samples_come_from_nmi)
 	EXPECT_EQ(s.n, s.own);
 	/*
 	 * The registers are the task's, not the NMI's (which would all be
-	 * kernel mode): most samples hit the user-mode loop.
+	 * kernel mode): many samples hit the user-mode loop. Not all: an
+	 * overflow whose timer fires while the thread is switched out is
+	 * taken at its next switch-in, in the kernel, and on a loaded host
+	 * the emulated CPU is switched out often.
 	 */
-	EXPECT_LE(s.n / 2, s.user);
+	EXPECT_LE(s.n / 4, s.user);
 }
 
 TEST_F(hwsampling, system_samples_come_from_nmi)
