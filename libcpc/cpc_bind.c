@@ -731,6 +731,12 @@ int cpc_disable(cpc_t *cpc)
 	}
 	if (set_stop_all(s->cpc, s) < 0)
 		return -1;
+	/*
+	 * The stop wrote each PMC's last snapshot; the driver publishes
+	 * records within ~10 ms: have them in the ring when we return.
+	 */
+	if (s->period_us && s->sub)
+		(void)cpc_dev_flushlog(s->cpc);
 	s->frozen = true;
 	return 0;
 }

@@ -228,6 +228,11 @@ int cpc_dev_setcount(cpc_t *cpc, uint32_t id, uint64_t count)
 	return dev_call(cpc, PMC_IOC_PMCSETCOUNT, &sc);
 }
 
+int cpc_dev_flushlog(cpc_t *cpc)
+{
+	return dev_call(cpc, PMC_IOC_FLUSHLOG, NULL);
+}
+
 int cpc_dev_readset(cpc_t *cpc, const uint32_t *ids, int n, uint64_t *vals,
 		    uint64_t *timestamp)
 {

@@ -303,6 +303,7 @@ int cpc_dev_setcount(cpc_t *cpc, uint32_t id, uint64_t count);
 int cpc_dev_readset(cpc_t *cpc, const uint32_t *ids, int n, uint64_t *vals,
 		    uint64_t *timestamp);
 
+int cpc_dev_flushlog(cpc_t *cpc);
 void *cpc_dev_mmap(cpc_t *cpc, size_t len, int prot, off_t off);
 void cpc_dev_munmap(cpc_t *cpc, void *addr, size_t len);
 pid_t cpc_gettid(void);

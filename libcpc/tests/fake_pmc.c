@@ -214,6 +214,8 @@ static int do_ioctl(void *ctx, int fd, unsigned long req, void *arg)
 		return fail(EOPNOTSUPP);
 	if (req == PMC_IOC_PMCALLOCATE)
 		return do_allocate(fp, arg);
+	if (req == PMC_IOC_FLUSHLOG)
+		return fp->ring ? 0 : fail(EINVAL);
 	if (req == PMC_IOC_PMCATTACH) {
 		struct pmc_op_pmcattach *at = arg;
 
