@@ -114,6 +114,7 @@ TEST_F(alloc, tsc_is_system_counting_only)
 TEST_F(alloc, bad_requests_are_refused)
 {
 	struct pmc_op_pmcallocate pa;
+	uint32_t id;
 	int ncpu = (int)sysconf(_SC_NPROCESSORS_CONF);
 
 #define REQ(mode, cpu) pmc_t_soft_request(&pa, mode, cpu, PMC_T_SW_TASK_CLOCK)
@@ -155,14 +156,28 @@ TEST_F(alloc, bad_requests_are_refused)
 	REQ(PMC_MODE_TC, 0);
 	pa.pm_signo = SIGUSR1;
 	EXPECT_EQ(-EINVAL, pmc_t_allocate(self->fd, &pa, NULL));
-	/* Snapshots are not implemented yet. */
+	/*
+	 * Snapshots: a counting mode, a period at or above the floor, and no
+	 * period without the flag (the snapshot suite tests what they do).
+	 */
 	REQ(PMC_MODE_TC, 0);
 	pa.pm_flags = PMC_F_SNAPSHOT;
+	pa.pm_snapshot_us = PMC_SNAPSHOT_MIN_US - 1;
+	EXPECT_EQ(-EINVAL, pmc_t_allocate(self->fd, &pa, NULL));
+	REQ(PMC_MODE_TS, 0);
+	pa.pm_caps |= PMC_CAP_INTERRUPT;
+	pa.pm_count = 1000000;
+	pa.pm_flags = PMC_F_SNAPSHOT;
 	pa.pm_snapshot_us = PMC_SNAPSHOT_MIN_US;
-	EXPECT_EQ(-EOPNOTSUPP, pmc_t_allocate(self->fd, &pa, NULL));
+	EXPECT_EQ(-EINVAL, pmc_t_allocate(self->fd, &pa, NULL));
 	REQ(PMC_MODE_TC, 0);
 	pa.pm_snapshot_us = PMC_SNAPSHOT_MIN_US;
 	EXPECT_EQ(-EINVAL, pmc_t_allocate(self->fd, &pa, NULL));
+	REQ(PMC_MODE_TC, 0);
+	pa.pm_flags = PMC_F_SNAPSHOT;
+	pa.pm_snapshot_us = PMC_SNAPSHOT_MIN_US;
+	EXPECT_EQ(0, pmc_t_allocate(self->fd, &pa, &id));
+	EXPECT_EQ(0, pmc_t_release(self->fd, id));
 	/* Reserved fields. */
 	REQ(PMC_MODE_TC, 0);
 	pa.pm_reserved[3] = 1;
