@@ -5,8 +5,9 @@
  * those counters; and the TSC class, which has none.
  *
  * Process context (counters are created, read and released with perf's
- * sleeping calls), except pmc_event_ovf_period() and pmc_class_is_hw():
- * any context.
+ * sleeping calls; pmc_event_read() turns IRQs off for the counters it can
+ * read locally), except pmc_event_ovf_period() and pmc_class_is_hw(): any
+ * context.
  */
 #include "pmc_core_priv.h"
 #include "pmc_log.h"
@@ -177,13 +178,50 @@ void pmc_event_release(struct perf_event *event)
 }
 
 /*
+ * Can @event be read here without perf's locks? perf_event_read_local()'s
+ * rule, which a module cannot call (not exported): a counter of the
+ * calling thread, or one of this CPU, not inherited. With IRQs off such a
+ * counter can be neither scheduled in or out nor rotated, nor be active
+ * anywhere but here. Called with IRQs off.
+ */
+static bool pmc_event_is_local(struct perf_event *event)
+{
+	if (event->attr.inherit)
+		return false;
+	if (event->attach_state & PERF_ATTACH_TASK)
+		return event->hw.target == current;
+	return event->cpu == smp_processor_id();
+}
+
+/*
  * The counter's value (a pinned counter that could not be scheduled keeps
  * what it counted while it was, and counts nothing more).
+ *
+ * A counter of the calling thread or of this CPU (the self-attached PMC,
+ * the system PMC of the reader's CPU) is read as perf_event_read_local()
+ * would: with IRQs off, the PMU's read brings it up to date if it is
+ * active here, and a counter that is not active does not move. Any other
+ * one goes through perf_event_read_value(), which takes the counter's
+ * context and child mutexes and reads it on its CPU with a cross-call:
+ * several times the cost (docs/performance.md). Process context.
  */
 u64 pmc_event_read(struct perf_event *event)
 {
-	u64 enabled, running;
+	u64 enabled, running, value = 0;
+	unsigned long flags;
+	bool local;
 
+	local_irq_save(flags);
+	local = pmc_event_is_local(event);
+	if (local) {
+		if (READ_ONCE(event->oncpu) == smp_processor_id())
+			event->pmu->read(event);
+		value = local64_read(&event->count) +
+			atomic64_read(&event->child_count);
+	}
+	local_irq_restore(flags);
+	if (local)
+		return value;
 	return perf_event_read_value(event, &enabled, &running);
 }
 

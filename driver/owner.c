@@ -82,26 +82,36 @@ static struct pmc_owner *pmc_owner_create(struct pmc_file *pf)
 	return po;
 }
 
+/*
+ * pf->owner is set once, under pf->lock, and cleared only by the file's
+ * release, when no op of the file runs any more: an op that need not
+ * create the owner reads it without pf->lock (the counter read ops take
+ * one mutex, not two). The release store pairs with the acquire load.
+ */
 struct pmc_owner *pmc_owner_lock(struct pmc_file *pf, bool create)
 {
 	struct pmc_owner *po;
 
-	mutex_lock(&pf->lock);
-	if (!pmc_file_is_opener(pf)) {
-		po = ERR_PTR(-EPERM);
-		goto out;
-	}
-	po = pf->owner;
+	if (!pmc_file_is_opener(pf))
+		return ERR_PTR(-EPERM);
+	/* Pairs with the release below: a created owner is initialised. */
+	po = smp_load_acquire(&pf->owner);
 	if (!po && create) {
-		po = pmc_owner_create(pf);
-		if (IS_ERR(po))
-			goto out;
-		pf->owner = po;
+		mutex_lock(&pf->lock);
+		po = pf->owner;
+		if (!po) {
+			po = pmc_owner_create(pf);
+			if (IS_ERR(po)) {
+				mutex_unlock(&pf->lock);
+				return po;
+			}
+			/* Pairs with the acquire above: published initialised. */
+			smp_store_release(&pf->owner, po);
+		}
+		mutex_unlock(&pf->lock);
 	}
 	if (po)
 		mutex_lock(&po->lock);
-out:
-	mutex_unlock(&pf->lock);
 	return po;
 }
 
