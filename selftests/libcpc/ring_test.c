@@ -305,8 +305,9 @@ TEST(selfread_equals_readset)
 	ASSERT_EQ(0, cpc_enable(cpc));
 	ASSERT_EQ(0, cpc_set_selfread(cpc, set, 1));
 	for (int i = 0; i < 100; i++) {
+		/* cpc_set_selfread returns the state before the call. */
 		ASSERT_EQ(0, cpc_set_sample(cpc, set, a));
-		ASSERT_EQ(0, cpc_set_selfread(cpc, set, 0));
+		ASSERT_EQ(1, cpc_set_selfread(cpc, set, 0));
 		ASSERT_EQ(0, cpc_set_sample(cpc, set, b));
 		ASSERT_EQ(0, cpc_set_selfread(cpc, set, 1));
 		cpc_buf_get(cpc, a, 0, &va);
