@@ -136,6 +136,7 @@ struct fz_proc {
 	bool unpriv;
 	pid_t pid;
 	_Atomic int fds[FZ_NFD];
+	_Atomic unsigned int fd_gen[FZ_NFD];	/* bumped when fds[i] is reopened */
 	pthread_rwlock_t map_lock;	/* maps[]: readers touch, writers unmap */
 	struct fz_map maps[FZ_NMAP];
 	pthread_mutex_t lock;		/* sinks[], children[], ring reads, bogus[] */
@@ -151,6 +152,8 @@ struct fz_proc {
 
 struct fz_id {
 	uint32_t id;
+	int slot;		/* the descriptor (fds[]) it was allocated on */
+	unsigned int gen;	/* fd_gen[slot] then: another gen, owner gone */
 	bool live;
 };
 
@@ -161,6 +164,8 @@ struct fz_thread {
 	uint64_t budget;
 	struct fz_id ids[FZ_NID];
 	unsigned int nids;
+	int id_slot;		/* slot of the id the op picked, -1: none */
+	int fd_slot;		/* slot fz_fd() gave last */
 	pid_t tid;
 };
 

@@ -194,9 +194,15 @@ static int fz_ioctl(struct fz_thread *t, unsigned int op, int fd,
 
 /* ---------------------------------------------------------------- ids, pids */
 
+/*
+ * A /dev/pmc descriptor of the worker: mostly the one the op's id was
+ * allocated on (each open file is an owner of its own), else any.
+ */
 static int fz_fd(struct fz_thread *t)
 {
-	return atomic_load(&t->p->fds[fz_below(&t->rng, FZ_NFD)]);
+	t->fd_slot = t->id_slot >= 0 && fz_chance(&t->rng, 80) ? t->id_slot :
+		(int)fz_below(&t->rng, FZ_NFD);
+	return atomic_load(&t->p->fds[t->fd_slot]);
 }
 
 static void fz_note_id(struct fz_thread *t, uint32_t id)
@@ -204,6 +210,8 @@ static void fz_note_id(struct fz_thread *t, uint32_t id)
 	unsigned int i = t->nids < FZ_NID ? t->nids++ : fz_below(&t->rng, FZ_NID);
 
 	t->ids[i].id = id;
+	t->ids[i].slot = t->fd_slot;
+	t->ids[i].gen = atomic_load(&t->p->fd_gen[t->fd_slot]);
 	t->ids[i].live = true;
 	atomic_store(&fz_sh->ids[fz_below(&t->rng, FZ_SHARED_IDS)], id);
 }
@@ -217,6 +225,15 @@ static void fz_forget_id(struct fz_thread *t, uint32_t id)
 			t->ids[i].live = false;
 }
 
+/*
+ * Allocated and not released by this thread, and its descriptor not
+ * reopened since (by any thread of the worker: its owner is gone).
+ */
+static bool fz_id_live(const struct fz_thread *t, const struct fz_id *e)
+{
+	return e->live && e->gen == atomic_load(&t->p->fd_gen[e->slot]);
+}
+
 static uint32_t fz_pick_id(struct fz_thread *t)
 {
 	struct fz_rng *r = &t->rng;
@@ -226,13 +243,19 @@ static uint32_t fz_pick_id(struct fz_thread *t)
 		for (i = 0; i < 4; i++) {
 			struct fz_id *e = &t->ids[fz_below(r, t->nids)];
 
-			if (e->live)
+			if (fz_id_live(t, e)) {
+				t->id_slot = e->slot;
 				return e->id;
+			}
 		}
-		return t->ids[fz_below(r, t->nids)].id;
+		k = 60;
 	}
-	if (k < 65 && t->nids)
-		return t->ids[fz_below(r, t->nids)].id;	/* maybe released */
+	if (k < 65 && t->nids) {
+		struct fz_id *e = &t->ids[fz_below(r, t->nids)];	/* maybe released */
+
+		t->id_slot = e->slot;
+		return e->id;
+	}
 	if (k < 82)
 		return atomic_load(&fz_sh->ids[fz_below(r, FZ_SHARED_IDS)]);
 	if (k < 86)
@@ -243,6 +266,34 @@ static uint32_t fz_pick_id(struct fz_thread *t)
 				      fz_below(r, 5), fz_chance(r, 80) ? PMC_CLASS_SOFT :
 				      fz_below(r, 16), fz_below(r, fz_sh->nrows + 2));
 	return fz_u32(r);
+}
+
+static unsigned int fz_live_ids(const struct fz_thread *t)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < t->nids; i++)
+		n += fz_id_live(t, &t->ids[i]);
+	return n;
+}
+
+/* A live id of this thread, else any pick. */
+static uint32_t fz_pick_live_id(struct fz_thread *t)
+{
+	unsigned int i, start;
+
+	if (t->nids) {
+		start = fz_below(&t->rng, t->nids);
+		for (i = 0; i < t->nids; i++) {
+			struct fz_id *e = &t->ids[(start + i) % t->nids];
+
+			if (fz_id_live(t, e)) {
+				t->id_slot = e->slot;
+				return e->id;
+			}
+		}
+	}
+	return fz_pick_id(t);
 }
 
 static pid_t fz_pick_pid(struct fz_thread *t)
@@ -384,13 +435,66 @@ static void fz_gen_allocate(struct fz_thread *t, struct pmc_op_pmcallocate *pa)
 		pa->pm_reserved[fz_below(r, 4)] = fz_u64(r);
 }
 
+/*
+ * A request the driver should accept (rows permitting): a SOFT event
+ * (task-clock, cpu-clock, page faults, context switches) in a random mode,
+ * with the caps, flags, CPU and period that mode takes. Half the
+ * allocations are these, so that the ops behind them (attach, start,
+ * sampling, logs, exits) run in depth.
+ */
+static void fz_gen_allocate_valid(struct fz_thread *t, struct pmc_op_pmcallocate *pa)
+{
+	struct fz_rng *r = &t->rng;
+	static const uint64_t configs[] = { 0, 1, 2, 3 };
+	uint32_t mode = fz_below(r, 4);
+
+	memset(pa, 0, sizeof(*pa));
+	pa->pm_mode = mode;
+	pa->pm_class = PMC_CLASS_SOFT;
+	pa->pm_md.pm_type = PERF_TYPE_SOFTWARE;
+	pa->pm_md.pm_config = configs[fz_below(r, 4)];
+	pa->pm_ev = PMC_EV_SOFT_FIRST + (uint32_t)pa->pm_md.pm_config;
+	pa->pm_caps = PMC_CAP_USER | PMC_CAP_SYSTEM |
+		(PMC_IS_SAMPLING_MODE(mode) ? PMC_CAP_INTERRUPT : 0);
+	pa->pm_cpu = PMC_IS_SYSTEM_MODE(mode) ? fz_below(r, (uint32_t)fz_sh->ncpu) :
+		PMC_CPU_ANY;
+	if (PMC_IS_SAMPLING_MODE(mode)) {
+		/* Periods of the clocks in ns: 0.2 .. 10 ms. */
+		pa->pm_count = pa->pm_md.pm_config <= 1 ? 200000 + fz_below(r, 9800000) :
+			1 + fz_below(r, 100);
+		if (fz_chance(r, 50))
+			pa->pm_flags |= PMC_F_CALLCHAIN;
+		if (fz_chance(r, 20))
+			pa->pm_flags |= PMC_F_USERCALLCHAIN;
+	}
+	if (PMC_IS_VIRTUAL_MODE(mode)) {
+		if (fz_chance(r, 30))
+			pa->pm_flags |= PMC_F_DESCENDANTS;
+		if (fz_chance(r, 15))
+			pa->pm_flags |= PMC_F_LOG_PROCCSW;
+		if (fz_chance(r, 15))
+			pa->pm_flags |= PMC_F_LOG_PROCEXIT;
+	}
+	if (mode == PMC_MODE_TC && fz_chance(r, 15)) {
+		pa->pm_flags |= PMC_F_OVF_SIGNAL;
+		pa->pm_count = -(uint64_t)(100000 + fz_below(r, 10000000));
+		/* One the workers catch (fuzz_main.c). */
+		pa->pm_signo = fz_chance(r, 50) ? (fz_chance(r, 50) ? SIGUSR1 : SIGUSR2) :
+			(uint32_t)SIGRTMIN + fz_below(r, 4);
+		pa->pm_group = fz_below(r, 3);
+	}
+}
+
 static void fz_op_allocate(struct fz_thread *t)
 {
 	struct pmc_op_pmcallocate pa, in;
 	uint32_t id;
 	int err;
 
-	fz_gen_allocate(t, &pa);
+	if (fz_chance(&t->rng, 50))
+		fz_gen_allocate_valid(t, &pa);
+	else
+		fz_gen_allocate(t, &pa);
 	in = pa;
 	err = fz_ioctl(t, OP_ALLOCATE, fz_fd(t), PMC_IOC_PMCALLOCATE, &pa, sizeof(pa));
 	if (err)
@@ -420,6 +524,14 @@ static void fz_op_attach(struct fz_thread *t, bool detach)
 	unsigned int k = fz_below(r, 20);
 	int err;
 
+	/* Mostly a sensible pair: a live PMC of ours and us or a child. */
+	if (fz_chance(r, 50)) {
+		struct fz_child *c = &t->p->children[fz_below(r, FZ_NCHILD)];
+
+		a.pm_pmc = fz_pick_live_id(t);
+		a.pm_pid = fz_chance(r, 60) || c->pid <= 0 ? 0 : c->pid;
+	}
+
 	a.pm_flags = k < 13 ? 0 : k < 16 ? PMC_ATTACH_F_THREAD :
 		k < 19 ? PMC_ATTACH_F_THREAD | PMC_ATTACH_F_INHERIT : fz_u32(r);
 	if (fz_chance(r, 2))
@@ -433,11 +545,17 @@ static void fz_op_attach(struct fz_thread *t, bool detach)
 
 static void fz_op_simple(struct fz_thread *t, unsigned int op, unsigned long cmd)
 {
-	struct pmc_op_simple s = { .pm_pmcid = fz_pick_id(t) };
+	struct pmc_op_simple s = { .pm_pmcid = fz_chance(&t->rng, 50) ?
+		fz_pick_live_id(t) : fz_pick_id(t) };
+
+	int err;
 
 	if (fz_chance(&t->rng, 2))
 		s.pm_pad = fz_u32(&t->rng);
-	if (!fz_ioctl(t, op, fz_fd(t), cmd, &s, sizeof(s)) && op == OP_RELEASE)
+	err = fz_ioctl(t, op, fz_fd(t), cmd, &s, sizeof(s));
+	/* Released, or not (or no longer) an id of that owner. */
+	if (op == OP_RELEASE && (!err || (err == EINVAL && !s.pm_pad &&
+					  t->fd_slot == t->id_slot)))
 		fz_forget_id(t, s.pm_pmcid);
 }
 
@@ -1170,6 +1288,7 @@ static void fz_op_closefd(struct fz_thread *t)
 	 */
 	dup3(nfd, atomic_load(&t->p->fds[i]), O_CLOEXEC);
 	close(nfd);
+	atomic_fetch_add(&t->p->fd_gen[i], 1);	/* that owner's PMCs are gone */
 }
 
 /* ---------------------------------------------------------------- processes */
@@ -1553,6 +1672,10 @@ void fz_op(struct fz_thread *t)
 	k = fz_below(&t->rng, total);
 	for (i = 0; k >= fz_ops[i].weight; i++)
 		k -= fz_ops[i].weight;
+	t->id_slot = -1;
+	/* Rows are few (16 SOFT rows a CPU, shared): give some back. */
+	if (i == OP_ALLOCATE && fz_live_ids(t) >= 6 && fz_chance(&t->rng, 60))
+		i = OP_RELEASE;
 	start = fz_now_ns();
 
 	switch (i) {
