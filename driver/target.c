@@ -807,6 +807,29 @@ err_ref:
 }
 
 /*
+ * The PROCCSW record of what an exiting thread counted since its last
+ * switch-out: its last switch comes after perf ended its counter (6.1:
+ * perf_event_exit_task() runs early in do_exit()), so the switch probe
+ * cannot log it, and the switch-out deltas must add up to the PMC's
+ * count as hwpmc's do. Process context, the owner's lock held.
+ */
+static void pmc_thr_log_last_csw(struct pmc_thr *thr)
+{
+	struct pmc_obj *pm = thr->tgt->pm;
+	struct pmc_owner *po = pm->owner;
+	u64 delta;
+
+	if (!thr->event)
+		return;
+	delta = pmc_event_read(thr->event) - thr->last_csw;
+	if (!delta)
+		return;
+	thr->last_csw += delta;
+	pmc_log_proccsw(po, pm, pmc_owner_pid_nr(po, current, true),
+			pmc_owner_pid_nr(po, current, false), delta);
+}
+
+/*
  * Run by an exiting counted thread in do_exit() (its counter is final):
  * fold it; when it was the last thread of its target, log PROCEXIT and
  * detach the target.
@@ -822,6 +845,8 @@ static void pmc_thr_exit_work(struct callback_head *cb)
 	mutex_lock(&po->lock);
 	if (thr->dead)
 		goto out;
+	if (pm->flags & PMC_F_LOG_PROCCSW)
+		pmc_thr_log_last_csw(thr);
 	pmc_thr_fold(thr);
 	gone = tgt->thread || !atomic_read(&current->signal->live);
 	if (tgt->dead || !list_empty(&tgt->threads) || !gone)
