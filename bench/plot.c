@@ -14,13 +14,14 @@
 #include "lib/results.h"
 #include "lib/timing.h"
 
-#define W 760
-#define H 330
 #define PANEL_W 330
 #define PANEL_H 220
 #define TOP 50
 #define LEFT0 60
 #define LEFT1 (LEFT0 + PANEL_W + 70)
+#define W (LEFT1 + PANEL_W + 30)
+#define H 348
+#define LEGEND_W 190	/* one legend entry: line and label */
 
 static const unsigned int sizes[] = { 1, 8, 10, 64, 100, 1000 };
 #define NSIZES (sizeof(sizes) / sizeof(sizes[0]))
@@ -157,10 +158,9 @@ int main(int argc, char **argv)
 	panel(&r, "attach", "Attach one counter to the whole target", LEFT0);
 	panel(&r, "read", "Read the whole target once", LEFT1);
 	for (s = 0; s < NSERIES; s++) {
-		int x = LEFT0 + (int)(s % 2) * 180 + (int)(s / 2) * 360 / 1;
-		int y = H - 22 + 0 * (int)s;
+		int x = LEFT0 + (int)s * LEGEND_W;
+		int y = H - 22;
 
-		x = LEFT0 + (int)s * 170;
 		printf("<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"%s\" stroke-width=\"2\"%s%s%s/>\n",
 		       x, y, x + 24, y, series[s].color,
 		       series[s].dash[0] ? " stroke-dasharray=\"" : "",
