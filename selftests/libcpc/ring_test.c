@@ -48,9 +48,8 @@ struct snap {
 
 /*
  * A CPU-bound cpu-clock set snapshot every 20 ms for 600 ms: one snapshot
- * per period (the driver's hrtimer), spaced by the period, and each
- * cpu-clock delta (ns the counter ran on that CPU) equal to the delta of
- * the kernel timestamps within 1 % + 200 us.
+ * per period (the driver's hrtimer), on the period's grid, and the
+ * cpu-clock deltas equal to the deltas of the kernel timestamps.
  */
 TEST(cpu_snapshots_follow_the_period_and_the_clock)
 {
@@ -100,18 +99,31 @@ TEST(cpu_snapshots_follow_the_period_and_the_clock)
 		TH_LOG("%d snapshots in %" PRIu64 " ms", n, (end - start) / MS);
 	EXPECT_LE(n, (int)((end - start) / (period_us * 1000)) + 1)
 		TH_LOG("%d snapshots in %" PRIu64 " ms", n, (end - start) / MS);
+	/*
+	 * The hrtimer keeps its grid: snapshot i comes no earlier than i
+	 * periods after the first (a late one is followed by a shorter gap).
+	 * Each cpu-clock delta (ns the counter ran on that CPU) matches the
+	 * kernel timestamps' delta: within 5 % + 1 ms per gap under TCG, and
+	 * within 1 % + 1 ms over the whole run.
+	 */
 	for (i = 1; i < n; i++) {
 		uint64_t dt = s[i].t - s[i - 1].t, dv = s[i].v - s[i - 1].v;
+		uint64_t dk = s[i].tick - s[i - 1].tick;
 
 		EXPECT_GT(s[i].t, s[i - 1].t);
-		/* The hrtimer's period; TCG may make one late, never early. */
-		EXPECT_GE(dt, period_us * 1000ULL * 9 / 10) TH_LOG("gap %d: %" PRIu64, i, dt);
-		EXPECT_LE(dv > dt ? dv - dt : dt - dv, dt / 100 + 200000ULL)
+		EXPECT_GE(s[i].t - s[0].t + 2 * MS, (uint64_t)i * period_us * 1000)
+			TH_LOG("snapshot %d at +%" PRIu64 " ns", i, s[i].t - s[0].t);
+		EXPECT_LE(dv > dt ? dv - dt : dt - dv, dt / 20 + MS)
 			TH_LOG("snapshot %d: cpu-clock +%" PRIu64 " ns in %" PRIu64 " ns",
 			       i, dv, dt);
 		/* The tick is the set's cpu-clock too. */
-		EXPECT_LE(s[i].tick - s[i - 1].tick > dt ? s[i].tick - s[i - 1].tick - dt :
-			  dt - (s[i].tick - s[i - 1].tick), dt / 100 + 200000ULL);
+		EXPECT_LE(dk > dt ? dk - dt : dt - dk, dt / 20 + MS);
+	}
+	if (n > 1) {
+		uint64_t dt = s[n - 1].t - s[0].t, dv = s[n - 1].v - s[0].v;
+
+		EXPECT_LE(dv > dt ? dv - dt : dt - dv, dt / 100 + MS)
+			TH_LOG("cpu-clock +%" PRIu64 " ns in %" PRIu64 " ns", dv, dt);
 	}
 }
 
