@@ -172,15 +172,22 @@ void cpc_ring_fini(cpc_t *cpc)
 	cpc->ring = NULL;
 }
 
-static struct cpc_ringsub *sub_find(const struct cpc_ring *r, uint32_t group)
+/* The set of @group; the last one found first (records come in runs). */
+static struct cpc_ringsub *sub_find(struct cpc_ring *r, uint32_t group)
 {
 	unsigned int i;
 
 	if (!group)
 		return NULL;
-	for (i = 0; i < r->nsubs; i++)
-		if (r->subs[i] && r->subs[i]->group == group)
+	i = r->last_sub;
+	if (i < r->nsubs && r->subs[i] && r->subs[i]->group == group)
+		return r->subs[i];
+	for (i = 0; i < r->nsubs; i++) {
+		if (r->subs[i] && r->subs[i]->group == group) {
+			r->last_sub = i;
 			return r->subs[i];
+		}
+	}
 	return NULL;
 }
 

@@ -141,6 +141,7 @@ struct cpc_ring {
 	uint64_t	lost;		/* records the kernel dropped (DROPNOTIFY) */
 	uint64_t	records;	/* records read */
 	unsigned int	nsubs;
+	unsigned int	last_sub;	/* where sub_find() found the last one */
 	struct cpc_ringsub **subs;	/* nsubs entries, NULL when free */
 	uint64_t	rec[CPC_RING_REC_MAX / 8]; /* a record copied out of the ring */
 };
