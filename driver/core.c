@@ -758,13 +758,17 @@ out:
 long pmc_op_pmcreadset(struct pmc_file *pf, void __user *arg)
 {
 	struct pmc_op_pmcreadset rs;
-	struct pmc_obj *pms[PMC_READSET_MAX];
+	/* Each PMC, then its value: no buffer to allocate per call. */
+	union {
+		struct pmc_obj *pm;
+		u64 value;
+	} set[PMC_READSET_MAX];
 	u32 ids[PMC_READSET_MAX];
-	u64 *values;
 	struct pmc_owner *po;
 	unsigned int i;
 	int ret = 0;
 
+	BUILD_BUG_ON(sizeof(set[0]) != sizeof(u64));
 	if (copy_from_user(&rs, arg, sizeof(rs)))
 		return -EFAULT;
 	if (rs.pm_flags || rs.pm_count > PMC_READSET_MAX)
@@ -772,38 +776,31 @@ long pmc_op_pmcreadset(struct pmc_file *pf, void __user *arg)
 	if (copy_from_user(ids, u64_to_user_ptr(rs.pm_ids),
 			   rs.pm_count * sizeof(ids[0])))
 		return -EFAULT;
-	values = kcalloc(PMC_READSET_MAX, sizeof(*values), GFP_KERNEL);
-	if (!values)
-		return -ENOMEM;
 
 	po = pmc_owner_lock(pf, false);
-	if (IS_ERR_OR_NULL(po)) {
-		ret = po ? PTR_ERR(po) : -ESRCH;
-		goto out_free;
-	}
+	if (IS_ERR_OR_NULL(po))
+		return po ? PTR_ERR(po) : -ESRCH;
 	for (i = 0; i < rs.pm_count && !ret; i++) {
-		pms[i] = pmc_find_pmc(po, ids[i]);
-		if (!pms[i])
+		set[i].pm = pmc_find_pmc(po, ids[i]);
+		if (!set[i].pm)
 			ret = -EINVAL;
-		else if (PMC_IS_SYSTEM_MODE(pms[i]->mode) &&
-			 !cpu_online(pms[i]->cpu))
+		else if (PMC_IS_SYSTEM_MODE(set[i].pm->mode) &&
+			 !cpu_online(set[i].pm->cpu))
 			ret = -ENXIO;
 	}
 	if (!ret) {
 		rs.pm_timestamp = ktime_get_ns();
 		for (i = 0; i < rs.pm_count; i++)
-			values[i] = pmc_read_value(pms[i]);
+			set[i].value = pmc_read_value(set[i].pm);
 	}
 	pmc_owner_unlock(po);
 	if (ret)
-		goto out_free;
-	if (copy_to_user(u64_to_user_ptr(rs.pm_values), values,
-			 rs.pm_count * sizeof(*values)) ||
+		return ret;
+	if (copy_to_user(u64_to_user_ptr(rs.pm_values), set,
+			 rs.pm_count * sizeof(set[0])) ||
 	    copy_to_user(arg, &rs, sizeof(rs)))
-		ret = -EFAULT;
-out_free:
-	kfree(values);
-	return ret;
+		return -EFAULT;
+	return 0;
 }
 
 /* ------------------------------------------------------------ for others */

@@ -140,7 +140,12 @@ TEST_F(proc, proccsw_deltas_add_up_to_the_total)
 	TH_LOG("%zu PROCCSW records, sum %llu, PMC %llu, child's rusage %ld",
 	       n, (unsigned long long)sum, (unsigned long long)value,
 	       child_faults);
-	EXPECT_LE(21, n);		/* one per block at least */
+	/*
+	 * The child blocks in pause() at the end; whether it blocks in each
+	 * read() is a race with our write, so the number of records is the
+	 * scheduler's: the exact check is the sum.
+	 */
+	EXPECT_LE(1, n);
 	EXPECT_EQ(value, sum);
 	EXPECT_LE(20 * PAGES_PER_STEP, value);
 	/* The counting window holds the child's measured one. */
