@@ -14,6 +14,8 @@
 #include <linux/hrtimer.h>
 #include <linux/fs.h>
 #include <linux/rcupdate.h>
+#include <linux/ptrace.h>
+#include <linux/sched.h>
 
 /* vma->vm_flags became read-only in 6.3: vm_flags_set() replaces |=. */
 static inline void pmc_vm_flags_set(struct vm_area_struct *vma, vm_flags_t flags)
@@ -66,6 +68,45 @@ static inline struct file *pmc_get_mm_exe_file(struct mm_struct *mm)
 #endif /* LINUX_VERSION_CODE >= 6.7 */
 	rcu_read_unlock();
 	return exe;
+}
+
+/*
+ * The kprobe points of map_hooks.c. MAP_IN: perf_event_mmap(vma), called
+ * by mmap_region() for every new mapping (6.1 and later). MAP_OUT: the
+ * function every munmap path goes through, (mas/vmi, mm, start, len, ...):
+ * do_mas_munmap() in 6.1, do_vmi_munmap() from 6.2.
+ */
+#define PMC_KP_MMAP_SYMBOL	"perf_event_mmap"
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0)
+#define PMC_KP_MUNMAP_SYMBOL	"do_vmi_munmap"
+#else /* LINUX_VERSION_CODE < 6.2 */
+#define PMC_KP_MUNMAP_SYMBOL	"do_mas_munmap"
+#endif /* LINUX_VERSION_CODE >= 6.2 */
+
+/* The new mapping, in the kprobe pre-handler of the mmap point. */
+static inline struct vm_area_struct *pmc_kp_mmap_vma(struct pt_regs *regs)
+{
+	return (struct vm_area_struct *)regs_get_kernel_argument(regs, 0);
+}
+
+/*
+ * Is @task inside execve() (between the new mm and the return to user
+ * space)? Any context. The mappings of a new image are logged by the exec
+ * task_work, not one by one.
+ */
+static inline bool pmc_task_in_execve(struct task_struct *task)
+{
+	return task->in_execve;
+}
+
+/* The arguments of the munmap point, read in its kprobe pre-handler. */
+static inline void pmc_kp_munmap_args(struct pt_regs *regs,
+				      struct mm_struct **mm,
+				      unsigned long *start, size_t *len)
+{
+	*mm = (struct mm_struct *)regs_get_kernel_argument(regs, 1);
+	*start = regs_get_kernel_argument(regs, 2);
+	*len = regs_get_kernel_argument(regs, 3);
 }
 
 #endif /* _PMC_COMPAT_H */

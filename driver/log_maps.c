@@ -4,7 +4,8 @@
  * process is gone: MAP_IN for every executable file mapping of a sampled
  * process (at attach, from a task_work of the attaching thread) and
  * PROCEXEC with MAP_IN after an exec (from a task_work in the process as it
- * returns to user space).
+ * returns to user space), and MAP_IN/MAP_OUT for the executable file
+ * mappings it makes and removes later (the kprobes of map_hooks.c).
  *
  * Both walk the mm with mmap_read_lock in process context, never under the
  * owner's lock (the owner's own mm may be the one walked). The task_works
@@ -13,6 +14,7 @@
 #include "pmc_main.h"
 #include "pmc_log.h"
 #include "compat.h"
+#include "map_hooks.h"
 
 #include <linux/auxvec.h>
 #include <linux/dcache.h>
@@ -82,6 +84,25 @@ out:
 	kfree(buf);
 }
 
+/*
+ * Queue @cb on @task (TWA_RESUME) with a reference on @log and on the
+ * module, both dropped by the work. The caller holds a reference on @log
+ * (or is in a probe the owner's log outlives: pmc_log_owner_exit() waits
+ * with synchronize_rcu()), so the puts on failure never free. Any context
+ * but NMI. 0, or -ESRCH when the task is exiting (nothing queued).
+ */
+static int pmc_log_work_add(struct task_struct *task, struct callback_head *cb,
+			    struct pmc_log_state *log)
+{
+	kref_get(&log->ref);
+	__module_get(THIS_MODULE);
+	if (!task_work_add(task, cb, TWA_RESUME))
+		return 0;
+	module_put(THIS_MODULE);
+	refcount_dec(&log->ref.refcount);
+	return -ESRCH;
+}
+
 /* ------------------------------------------------------------ at attach */
 
 /*
@@ -102,6 +123,8 @@ static void pmc_map_dump_fn(struct callback_head *cb)
 {
 	struct pmc_map_dump *d = container_of(cb, struct pmc_map_dump, cb);
 
+	/* Later mappings of the target: before the owner goes on. */
+	pmc_map_hooks_want();
 	if (pmc_log_accepting(d->log)) {
 		pmc_log_maps(d->log, d->mm, d->pid);
 		pmc_log_publish(d->log, false);
@@ -259,6 +282,8 @@ static void pmc_exec_work_fn(struct callback_head *cb)
 	u64 exec_id = current->self_exec_id;
 	bool maps = false;
 
+	if (w->maps)
+		pmc_map_hooks_want();
 	if (mm && pmc_log_accepting(log)) {
 		pmc_log_exec_record(log, w->pmcid, mm);
 		/* One MAP_IN set per exec, whatever the number of PMCs. */
@@ -299,16 +324,88 @@ void pmc_log_procexec(struct pmc_owner *po, struct pmc_obj *pm,
 	/* No PMC: an owner that samples the whole system (hwpmc's rule). */
 	w->pmcid = pm ? pm->id : PMC_ID_INVALID;
 	w->maps = !pm || PMC_IS_SAMPLING_MODE(pm->mode);
-	/*
-	 * The owner's reference outlives this probe (pmc_log_owner_exit()
-	 * waits for probes with synchronize_rcu()), so these gets are safe
-	 * and the puts on failure never free.
-	 */
-	kref_get(&log->ref);
-	__module_get(THIS_MODULE);
-	if (task_work_add(task, &w->cb, TWA_RESUME)) {
-		module_put(THIS_MODULE);
-		refcount_dec(&log->ref.refcount);
+	if (w->maps)
+		pmc_map_hooks_want_async();
+	if (pmc_log_work_add(task, &w->cb, log))
 		kfree(w);
+}
+
+/* ------------------------------------------------------------ later maps */
+
+/* A mapping made after attach or exec: MAP_IN from the mapping task. */
+struct pmc_map_in_work {
+	struct callback_head cb;
+	struct pmc_log_state *log;	/* a reference */
+	unsigned long start;
+};
+
+/*
+ * task_work: the task that made the mapping, on its way back to user
+ * space. Process context, may sleep. The mapping is read again under
+ * mmap_read_lock: what is logged is what user space will see.
+ */
+static void pmc_map_in_fn(struct callback_head *cb)
+{
+	struct pmc_map_in_work *w = container_of(cb, struct pmc_map_in_work,
+						 cb);
+	struct pmc_log_state *log = w->log;
+	struct mm_struct *mm = current->mm;
+	struct vm_area_struct *vma;
+	char *buf, *path;
+
+	if (!mm || !pmc_log_accepting(log))
+		goto out;
+	buf = kmalloc(PATH_MAX, GFP_KERNEL);
+	if (!buf || mmap_read_lock_killable(mm)) {
+		atomic64_inc(&log->lost_records);
+		kfree(buf);
+		goto out;
 	}
+	vma = vma_lookup(mm, w->start);
+	if (vma && (vma->vm_flags & VM_EXEC) && vma->vm_file) {
+		path = d_path(&vma->vm_file->f_path, buf, PATH_MAX);
+		if (!IS_ERR(path))
+			pmc_log_map_in(log, pmc_log_pid(log, current, true),
+				       vma, path);
+	}
+	mmap_read_unlock(mm);
+	kfree(buf);
+	pmc_log_publish(log, false);
+out:
+	pmc_log_state_put(log);
+	kfree(w);
+	/* The work ran in module text: the reference kept the module. */
+	module_put(THIS_MODULE);
+}
+
+void pmc_log_queue_map_in(struct pmc_log_state *log, unsigned long start)
+{
+	struct pmc_map_in_work *w;
+
+	w = kmalloc(sizeof(*w), GFP_ATOMIC);
+	if (!w) {
+		atomic64_inc(&log->lost_records);
+		return;
+	}
+	init_task_work(&w->cb, pmc_map_in_fn);
+	w->log = log;
+	w->start = start;
+	/* The kprobe runs under rcu_read_lock(): see pmc_log_work_add(). */
+	if (pmc_log_work_add(current, &w->cb, log))
+		kfree(w);
+}
+
+void pmc_log_map_out(struct pmc_log_state *log, pid_t pid,
+		     unsigned long start, unsigned long end)
+{
+	struct pmclog_map_out *m;
+	struct pmc_log_rsv rsv;
+
+	m = pmc_log_begin(log, PMCLOG_TYPE_MAP_OUT, sizeof(*m), 0, &rsv);
+	if (!m)
+		return;
+	m->pl_pid = pid;
+	m->pl_start = start;
+	m->pl_end = end;
+	pmc_log_end(&rsv);
 }

@@ -7,6 +7,7 @@
  */
 #include "pmc_main.h"
 #include "pmc_debug.h"
+#include "map_hooks.h"
 
 #include <linux/module.h>
 #include <linux/miscdevice.h>
@@ -330,6 +331,7 @@ err_arch:
 
 static void __exit pmc_exit(void)
 {
+	pmc_map_hooks_exit();
 	pmc_debug_exit();
 	misc_deregister(&pmc_miscdev);
 	pmc_core_exit();
