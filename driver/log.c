@@ -28,6 +28,24 @@ struct workqueue_struct *pmc_log_wq;
 /* ------------------------------------------------------------ publishing */
 
 /*
+ * A DROPNOTIFY the ring had no room for: the ring's reader would never
+ * learn the counts it carries, so they go to the next one. (With a file
+ * too, the file got them: the ring's reader then learns of the lost
+ * DROPNOTIFY only, from its sequence gap.)
+ */
+static void pmc_log_carry_drops(struct pmc_log_state *log,
+				const struct pmclog_header *h)
+{
+	const struct pmclog_dropnotify *d = (const void *)h;
+
+	if (PMCLOG_HEADER_TO_TYPE(h->pl_header) != PMCLOG_TYPE_DROPNOTIFY ||
+	    (log->sinks & PMC_LOG_SINK_FILE))
+		return;
+	log->drops_ring += d->pl_records;
+	atomic64_add(d->pl_samples, &log->lost_samples);
+}
+
+/*
  * Give pl_seq to the records of @buf up to @end and copy them to the ring
  * and the file's output.
  */
@@ -43,8 +61,10 @@ static void pmc_log_publish_range(struct pmc_log_state *log,
 		if (WARN_ON_ONCE(len < sizeof(*h) || len > end - off))
 			break;
 		h->pl_seq = log->seq++;
-		if (log->ring && !pmc_ring_put_record(log->ring, h, len))
+		if (log->ring && !pmc_ring_put_record(log->ring, h, len)) {
 			log->drops_ring++;
+			pmc_log_carry_drops(log, h);
+		}
 		if (log->sinks & PMC_LOG_SINK_FILE)
 			pmc_log_file_append(log, h, len);
 	}
@@ -83,7 +103,7 @@ static void pmc_log_publish_cpu(struct pmc_log_state *log,
  * alone wait until the ring has room for the record (perf's LOST record
  * rule), so that the reader gets the count.
  */
-static void pmc_log_report_drops(struct pmc_log_state *log)
+static bool pmc_log_report_drops(struct pmc_log_state *log)
 {
 	struct pmclog_dropnotify *d;
 	struct pmc_log_rsv rsv;
@@ -92,23 +112,25 @@ static void pmc_log_report_drops(struct pmc_log_state *log)
 	early = atomic64_read(&log->lost_records) ||
 		atomic64_read(&log->lost_samples) || log->drops_file;
 	if (!early && !log->drops_ring)
-		return;
+		return true;
 	if (!early && log->ring && !pmc_ring_has_room(log->ring, sizeof(*d)))
-		return;
+		return true;	/* the ring's reader makes room first */
 
 	d = pmc_log_begin(log, PMCLOG_TYPE_DROPNOTIFY, sizeof(*d), 0, &rsv);
 	if (!d)
-		return;
+		return false;
 	d->pl_records = atomic64_xchg(&log->lost_records, 0) +
 		log->drops_ring + log->drops_file;
 	d->pl_samples = atomic64_xchg(&log->lost_samples, 0);
 	log->drops_ring = 0;
 	log->drops_file = 0;
 	pmc_log_end(&rsv);
+	return true;
 }
 
 void pmc_log_publish_locked(struct pmc_log_state *log, bool flush)
 {
+	bool reported;
 	int cpu;
 
 	lockdep_assert_held(&log->pub_lock);
@@ -116,10 +138,21 @@ void pmc_log_publish_locked(struct pmc_log_state *log, bool flush)
 	if (atomic64_read(&log->lost_records))
 		log->pool_want = min(max(log->pool_want * 2,
 					 num_online_cpus() + 2), log->maxbufs);
-	if (!log->dead)
-		pmc_log_report_drops(log);
+	reported = log->dead || pmc_log_report_drops(log);
 	for_each_possible_cpu(cpu)
 		pmc_log_publish_cpu(log, per_cpu_ptr(log->cpu, cpu));
+	/*
+	 * No buffer was free for the DROPNOTIFY (the losses being reported
+	 * are for want of one): the pass gave the filled ones back, so stage
+	 * it now and publish it in this pass, which may be the last one.
+	 */
+	if (!reported) {
+		pmc_log_pool_fill(log);
+		if (pmc_log_report_drops(log))
+			for_each_possible_cpu(cpu)
+				pmc_log_publish_cpu(log,
+						    per_cpu_ptr(log->cpu, cpu));
+	}
 	if (log->ring)
 		pmc_ring_commit(log->ring);
 	pmc_log_file_push(log, flush);
