@@ -11,6 +11,7 @@
  * that has never allocated a PMC gets ESRCH; an id that is not one of the
  * caller's live PMCs (released, another owner's, forged) gets EINVAL.
  */
+#include "map_hooks.h"
 #include "pmc_core_priv.h"
 #include "pmc_log.h"
 
@@ -393,8 +394,11 @@ static int pmc_obj_install(struct pmc_owner *po, struct pmc_obj *pm,
 	pmc_owner_get(po);
 	atomic_inc(&pmc_live[PMC_LIVE_PMC]);
 	list_add_tail(&pm->owner_link, &po->pmcs);
-	if (pm->mode == PMC_MODE_SS)
+	if (pm->mode == PMC_MODE_SS) {
 		WRITE_ONCE(po->nss, po->nss + 1);
+		/* MAP_IN/MAP_OUT of every process it samples. */
+		pmc_map_hooks_want_async();
+	}
 	pmc_set_state(pm, PMC_STATE_ALLOCATED);
 	return 0;
 
