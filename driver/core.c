@@ -418,6 +418,7 @@ long pmc_op_pmcallocate(struct pmc_file *pf, void __user *arg)
 	struct pmc_owner *po;
 	struct pmc_obj *pm;
 	int fixed_row, ret;
+	u32 id;
 
 	if (copy_from_user(&pa, arg, sizeof(pa)))
 		return -EFAULT;
@@ -431,6 +432,14 @@ long pmc_op_pmcallocate(struct pmc_file *pf, void __user *arg)
 			       !pm->attr.exclude_kernel, &pm->kernel_ok);
 	if (ret)
 		goto err_free;
+	/*
+	 * The id is written back without the owner's lock: a fault there
+	 * takes mmap_lock, which mmap() of the ring holds when it takes the
+	 * owner's lock. Find a read-only result buffer now, not after.
+	 */
+	ret = -EFAULT;
+	if (copy_to_user(arg, &pa, sizeof(pa)))
+		goto err_free;
 
 	po = pmc_owner_lock(pf, true);
 	if (IS_ERR(po)) {
@@ -442,16 +451,23 @@ long pmc_op_pmcallocate(struct pmc_file *pf, void __user *arg)
 		pmc_owner_unlock(po);
 		goto err_free;
 	}
-	pa.pm_pmcid = pm->id;
-	if (copy_to_user(arg, &pa, sizeof(pa))) {
-		pmc_release_pmc(pm);
-		pmc_owner_unlock(po);
-		return -EFAULT;
-	}
+	id = pm->id;
 	pmc_log_pmcallocate(po, pm);
 	pmc_dbg(PMC_DBG_PMC, PMC_DBG_ALLOCATE, pm->id, task_tgid_nr(current),
 		pmc_dbg_cpu(pm), pm->event);
 	pmc_owner_unlock(po);
+
+	if (put_user(id, &((struct pmc_op_pmcallocate __user *)arg)->pm_pmcid)) {
+		/* Unmapped meanwhile: the caller never learns the id. */
+		po = pmc_owner_lock(pf, false);
+		if (!IS_ERR_OR_NULL(po)) {
+			pm = pmc_find_pmc(po, id);
+			if (pm)
+				pmc_release_pmc(pm);
+			pmc_owner_unlock(po);
+		}
+		return -EFAULT;
+	}
 	return 0;
 
 err_free:

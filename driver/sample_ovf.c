@@ -81,6 +81,7 @@ static void pmc_ovf_record(struct pmc_ovf_work *w)
 	struct pmc_log_rsv rsv;
 	struct pmc_obj *pm;
 	unsigned int n = 0, max, i = 0;
+	u64 *values;
 
 	if (!log || !pmc_log_accepting(log))
 		return;
@@ -89,10 +90,28 @@ static void pmc_ovf_record(struct pmc_ovf_work *w)
 	max = (pmc_log_max_record(log) - sizeof(*o)) / sizeof(o->pl_entries[0]);
 	n = min(n, max);
 
+	/*
+	 * The set is stopped: the values PMCRW returns from now on. Read
+	 * before the record is begun: reading may sleep (perf's mutexes),
+	 * pmc_log_begin() holds a spinlock with IRQs off until the end.
+	 */
+	values = kmalloc_array(max(n, 1U), sizeof(*values), GFP_KERNEL);
+	if (!values)
+		return;
+	list_for_each_entry(pm, &w->po->pmcs, owner_link) {
+		if (i == n)
+			break;
+		if (pmc_ovf_in_set(w, pm))
+			values[i++] = pmc_core_read_value(pm);
+	}
+	i = 0;
+
 	o = pmc_log_begin(log, PMCLOG_TYPE_OVERFLOW,
 			  struct_size(o, pl_entries, n), w->tsc, &rsv);
-	if (!o)
+	if (!o) {
+		kfree(values);
 		return;
+	}
 	o->pl_group = w->group;
 	o->pl_tid = pmc_log_pid(log, current, false);
 	o->pl_pid = pmc_log_pid(log, current, true);
@@ -105,11 +124,11 @@ static void pmc_ovf_record(struct pmc_ovf_work *w)
 			continue;
 		o->pl_entries[i].pl_pmcid = pm->id;
 		o->pl_entries[i].pl_overflowed = pm->id == w->pmcid;
-		/* The set is stopped: the value PMCRW returns from now on. */
-		o->pl_entries[i].pl_value = pmc_core_read_value(pm);
+		o->pl_entries[i].pl_value = values[i];
 		i++;
 	}
 	pmc_log_end(&rsv);
+	kfree(values);
 	pmc_log_publish(log, false);
 }
 
