@@ -89,7 +89,13 @@ TEST_F(proc, proccsw_deltas_add_up_to_the_total)
 		struct rusage r0, r1;
 		long d;
 
-		if (read(go[0], &c, 1) != 1)
+		/*
+		 * Ready before the parent attaches: the faults a child takes
+		 * when it first runs after fork (copy-on-write of its stack
+		 * and data) fall outside its measured window, so they must
+		 * fall outside the PMC's too.
+		 */
+		if (write(rep[1], "r", 1) != 1 || read(go[0], &c, 1) != 1)
 			_exit(2);
 		getrusage(RUSAGE_SELF, &r0);
 		for (i = 0; i < 20; i++) {
@@ -104,6 +110,7 @@ TEST_F(proc, proccsw_deltas_add_up_to_the_total)
 		pause();		/* counted no more: blocked */
 		_exit(0);
 	}
+	ASSERT_EQ(1, read(rep[0], &c, 1));	/* the child is ready */
 	id = smp_alloc_tc(self->fd, PERF_COUNT_SW_PAGE_FAULTS, 0,
 			  PMC_F_LOG_PROCCSW, 0, 0);
 	ASSERT_LE(0, id);
