@@ -13,8 +13,10 @@
 #
 # Variables: DEBUG_KERNEL_JOBS (make -j, default: the number of CPUs),
 # DEBUG_KERNEL_NICE (default 19: the build takes idle CPU only),
-# DEBUG_FUZZ_OPS (default 1000000), DEBUG_VM_TIMEOUT (seconds, default 14400),
-# DEBUG_VM_ARGS (more pmc-vm options), DEBUG_FILTER (run-all filter).
+# DEBUG_FUZZ_OPS (default 1000000), DEBUG_FAULT_OPS (the run with 3 % of the
+# allocations failed, default 100000), DEBUG_VM_TIMEOUT (seconds, default
+# 14400), DEBUG_VM_ARGS (more pmc-vm options), DEBUG_FILTER (run-all filter:
+# no fuzzer run then, unless DEBUG_FUZZ_OPS or DEBUG_FAULT_OPS is given).
 
 DEBUG_KERNEL := $(BUILD)/debug-kernel
 DEBUG_MODULE := $(BUILD)/debug-module
@@ -22,6 +24,7 @@ DEBUG_KCONFIG := $(TOP)/kconfig/debug.config
 DEBUG_KERNEL_JOBS ?= $(shell nproc)
 DEBUG_KERNEL_NICE ?= 19
 DEBUG_FUZZ_OPS ?= 1000000
+DEBUG_FAULT_OPS ?= 100000
 DEBUG_VM_TIMEOUT ?= 14400
 DEBUG_VM_ARGS ?=
 DEBUG_FILTER ?=
@@ -105,7 +108,10 @@ debug-module: $(DEBUG_PMC_KO)
 debug-kernel: $(DEBUG_KERNEL)/.built debug-module
 
 # check-debug: the VM suite, the long fuzzer run and kmemleak on the debug
-# kernel.  selftests/faults/debug-run does the guest's part (it puts the
+# kernel.  It boots the bzImage (PMC_VM_PVH=0), not the PVH entry of its
+# vmlinux: the PVH entry runs C code (arch/x86/platform/pvh/enlighten.c,
+# KASAN-instrumented) before KASAN's shadow is mapped, and the guest
+# triple-faults before its first console line.  selftests/faults/debug-run does the guest's part (it puts the
 # debug modules where the tests look for them, in the guest's overlay only).
 # Besides pmc-vm's own verdict, the kernel log is searched for every report
 # the debug options produce.  TAP in $(BUILD)/check/check-debug.tap, the
@@ -122,9 +128,10 @@ check-debug: debug-kernel
 	@$(MAKE) --no-print-directory -k selftests fuzz || true
 	@tap=$(BUILD)/check/check-debug.tap; res=$(BUILD)/vm/debug-result; log=$(BUILD)/vm/debug-console.log; \
 	rm -f $$tap $$res; start=$$(date +%s); \
-	PMC_VM_IGNORE='$(DEBUG_VM_IGNORE)' $(PMC_VM) --kernel debug --module $(DEBUG_PMC_KO) \
+	PMC_VM_PVH=0 PMC_VM_IGNORE='$(DEBUG_VM_IGNORE)' $(PMC_VM) --kernel debug --module $(DEBUG_PMC_KO) \
 		--smp 2 --mem 2G --timeout $(DEBUG_VM_TIMEOUT) --log $$log --result $$res \
-		--env PMC_DEBUG_FUZZ_OPS=$(DEBUG_FUZZ_OPS) \
+		--env PMC_DEBUG_FUZZ_OPS=$(DEBUG_FUZZ_OPS) --env PMC_DEBUG_FAULT_OPS=$(DEBUG_FAULT_OPS) \
+		$(if $(filter command line environment,$(origin DEBUG_FUZZ_OPS) $(origin DEBUG_FAULT_OPS)),--env PMC_DEBUG_FUZZ_FORCE=1) \
 		$(if $(PMC_TEST_TIMEOUT),--env PMC_TEST_TIMEOUT=$(PMC_TEST_TIMEOUT)) \
 		$(DEBUG_VM_ARGS) -- selftests/faults/debug-run $(DEBUG_FILTER) | tee $$tap; \
 	st=$${PIPESTATUS[0]}; \

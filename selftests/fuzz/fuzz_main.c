@@ -418,6 +418,7 @@ static bool fz_kmsg_bad(const char *line)
 static void fz_kmsg_check(int fd)
 {
 	char rec[2048];
+	bool alloc_stack = false;
 	ssize_t n;
 	int shown = 0;
 
@@ -430,6 +431,17 @@ static void fz_kmsg_check(int fd)
 		if (n <= 0)
 			break;
 		rec[n] = '\0';
+		/*
+		 * A failed allocation prints its stack (warn_alloc()): with
+		 * --faults every vmalloc() the fuzzer fails does. That stack
+		 * is no report (a real one has a header of its own).
+		 */
+		if (strstr(rec, "page allocation failure") || strstr(rec, "vmalloc error:"))
+			alloc_stack = true;
+		if (alloc_stack && strstr(rec, "Call Trace:")) {
+			alloc_stack = false;
+			continue;
+		}
 		if (!fz_kmsg_bad(rec) && !shown)
 			continue;
 		if (shown++ < 40) {

@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +33,61 @@ static int write_str(const char *path, const char *s)
 	n = write(fd, s, strlen(s));
 	close(fd);
 	return n == (ssize_t)strlen(s) ? 0 : -EIO;
+}
+
+/* /dev/kmsg from its end: what the kernel logs from now on; -1 if none. */
+static int kmsg_open(void)
+{
+	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd >= 0)
+		lseek(fd, 0, SEEK_END);
+	return fd;
+}
+
+/* The first kernel message since kmsg_open() that has @what, in @line. */
+static bool kmsg_find(int fd, const char *what, char *line, size_t len)
+{
+	char rec[2048];
+	ssize_t n;
+
+	while (fd >= 0) {
+		n = read(fd, rec, sizeof(rec) - 1);
+		if (n < 0 && errno == EPIPE)
+			continue;	/* overwritten records */
+		if (n <= 0)
+			break;
+		rec[n] = '\0';
+		if (strstr(rec, what)) {
+			snprintf(line, len, "%s", strchr(rec, ';') ? strchr(rec, ';') + 1 : rec);
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Is lockdep in this kernel and still on (one report turns it off)? */
+static int lockdep_state(void)
+{
+	char buf[8192];
+	FILE *f = fopen("/proc/lockdep_stats", "re");
+	size_t n;
+	char *p;
+
+	if (!f)
+		return -1;	/* no lockdep */
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	p = strstr(buf, "debug_locks:");
+	return p && strtoul(p + strlen("debug_locks:"), NULL, 10) ? 1 : 0;
+}
+
+static volatile sig_atomic_t nsig;
+
+static void on_sig(int sig)
+{
+	nsig++;
 }
 
 FIXTURE(regress) {
@@ -133,6 +189,103 @@ TEST_F_TIMEOUT(regress, owner_exit_blocked_writer, 60)
 		usleep(100000);
 	EXPECT_GT(10000 * MS, pmc_t_now_ns(CLOCK_MONOTONIC) - t0)
 		TH_LOG("the killed owner did not exit within 10 s");
+}
+
+/*
+ * Bug "allocate-copyout-mmap-lock" (found by check-debug: lockdep, possible
+ * circular locking dependency): PMCALLOCATE copies its result to user space
+ * with the owner's lock held (driver/core.c pmc_op_pmcallocate():
+ * copy_to_user() between pmc_owner_lock() and pmc_owner_unlock()), so
+ * po->lock -> mm->mmap_lock (a fault takes mmap_lock); mmap of the ring
+ * takes po->lock under mmap_lock (driver/ring.c pmc_ring_mmap() ->
+ * pmc_owner_lock()): mmap_lock -> po->lock. A thread whose PMCALLOCATE
+ * result page faults while another thread of the process maps the ring
+ * deadlocks both (and every later mmap or fault of the process). Here:
+ * allocate, then map the ring, and lockdep must say nothing (a kernel
+ * without lockdep SKIPs: the deadlock itself needs a racing page fault).
+ */
+TEST_F_TIMEOUT(regress, allocate_copyout_vs_ring_mmap, 60)
+{
+	long ps = sysconf(_SC_PAGESIZE);
+	char line[512] = "";
+	uint32_t id;
+	void *ring;
+	int kfd;
+
+	if (_metadata->skip)
+		return;
+	switch (lockdep_state()) {
+	case -1:
+		SKIP(return, "no lockdep in this kernel (/proc/lockdep_stats)");
+	case 0:
+		SKIP(return, "lockdep was turned off by an earlier report");
+	}
+	kfd = kmsg_open();
+	ASSERT_LE(0, kfd);
+	ASSERT_EQ(0, pmc_t_alloc_soft(self->fd, PMC_MODE_TC, PMC_CPU_ANY,
+				      PMC_T_SW_TASK_CLOCK, 0, 0, &id));
+	ring = mmap(NULL, 5 * ps, PROT_READ | PROT_WRITE, MAP_SHARED, self->fd, 0);
+	ASSERT_NE(MAP_FAILED, ring);
+	munmap(ring, 5 * ps);
+	EXPECT_FALSE(kmsg_find(kfd, "possible circular locking", line, sizeof(line)))
+		TH_LOG("kernel: %s", line);
+	EXPECT_EQ(1, lockdep_state());
+	EXPECT_EQ(0, pmc_t_release(self->fd, id));
+	close(kfd);
+}
+
+/*
+ * Bug "ovf-record-atomic-read" (found by check-debug: BUG: sleeping
+ * function called from invalid context, DEBUG_ATOMIC_SLEEP): the OVERFLOW
+ * record of a PMC_F_OVF_SIGNAL PMC is staged with pmc_log_begin(), which
+ * keeps IRQs off until pmc_log_end(), and its entries' values are read in
+ * between (driver/sample_ovf.c pmc_ovf_record() -> pmc_core_read_value()
+ * -> pmc_virtual_read() -> perf_event_read_value(), which takes the perf
+ * context's mutex): a mutex taken with IRQs off, in the overflowed
+ * thread's task_work. Here: a ring (so the log takes records), a thread
+ * PMC preset to overflow after 10 ms of task-clock, spin until the signal:
+ * the signal and the record come, the kernel logs nothing.
+ */
+TEST_F_TIMEOUT(regress, ovf_record_reads_in_process_context, 60)
+{
+	struct pmc_op_pmcallocate pa;
+	long ps = sysconf(_SC_PAGESIZE);
+	struct sigaction sa = { .sa_handler = on_sig };
+	volatile uint64_t sink = 0;
+	char line[512] = "";
+	uint64_t t0;
+	uint32_t id;
+	void *ring;
+	int kfd, i;
+
+	if (_metadata->skip)
+		return;
+	kfd = kmsg_open();
+	ASSERT_LE(0, kfd);
+	sigemptyset(&sa.sa_mask);
+	ASSERT_EQ(0, sigaction(SIGUSR1, &sa, NULL));
+	ring = mmap(NULL, 17 * ps, PROT_READ | PROT_WRITE, MAP_SHARED, self->fd, 0);
+	ASSERT_NE(MAP_FAILED, ring);
+	pmc_t_soft_request(&pa, PMC_MODE_TC, PMC_CPU_ANY, PMC_T_SW_TASK_CLOCK);
+	pa.pm_flags |= PMC_F_OVF_SIGNAL;
+	pa.pm_count = -(uint64_t)(10 * MS);
+	pa.pm_signo = SIGUSR1;
+	ASSERT_EQ(0, pmc_t_allocate(self->fd, &pa, &id));
+	ASSERT_EQ(0, pmc_t_attach(self->fd, id, 0, PMC_ATTACH_F_THREAD));
+	nsig = 0;
+	ASSERT_EQ(0, pmc_t_start(self->fd, id));
+	t0 = pmc_t_now_ns(CLOCK_THREAD_CPUTIME_ID);
+	while (!nsig && pmc_t_now_ns(CLOCK_THREAD_CPUTIME_ID) - t0 < 2000 * MS)
+		for (i = 0; i < 100000; i++)
+			sink += i;
+	EXPECT_EQ(1, nsig) TH_LOG("no overflow signal after 2 s of CPU (preset 10 ms)");
+	EXPECT_FALSE(kmsg_find(kfd, "sleeping function called from invalid context",
+			       line, sizeof(line)))
+		TH_LOG("kernel: %s", line);
+	EXPECT_EQ(0, pmc_t_release(self->fd, id));
+	munmap(ring, 17 * ps);
+	signal(SIGUSR1, SIG_DFL);
+	close(kfd);
 }
 
 TEST_HARNESS_MAIN
