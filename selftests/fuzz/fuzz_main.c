@@ -254,9 +254,6 @@ static int fz_worker(const struct fz_opts *o, int index, bool unpriv, uint64_t b
 	p->unpriv = unpriv;
 	p->pid = getpid();
 	fz_worker_signals();
-	/* Fault injection for this process and the threads it makes (--faults). */
-	if (fz_sh->faults && flt_set("/proc/self/make-it-fail", "1"))
-		fz_fail("worker %d: cannot write /proc/self/make-it-fail", index);
 	if (unpriv && pmc_t_drop_privileges()) {
 		if (fz_sh->faults)
 			return 0;
@@ -273,14 +270,23 @@ static int fz_worker(const struct fz_opts *o, int index, bool unpriv, uint64_t b
 		return 1;
 	}
 	if (pthread_create(&sink, NULL, fz_sink_main, p))
-		return fz_sh->faults ? 0 : 1;
+		return 1;
+	/*
+	 * Fault injection (--faults) for the fuzzing threads, which inherit
+	 * it: armed after the setup, so that every worker fuzzes its share.
+	 */
+	if (fz_sh->faults && flt_set("/proc/self/make-it-fail", "1"))
+		fz_fail("worker %d: cannot write /proc/self/make-it-fail", index);
 	for (i = 0; i < o->threads; i++) {
 		th[i].p = p;
 		th[i].index = i;
 		th[i].rng.s = fz_derive(o->seed, (uint64_t)index + 1, (uint64_t)i + 1);
 		th[i].budget = budget / (uint64_t)o->threads +
 			((uint64_t)i < budget % (uint64_t)o->threads);
-		if (pthread_create(&tid[i], NULL, fz_thread_main, &th[i]))
+		ret = pthread_create(&tid[i], NULL, fz_thread_main, &th[i]);
+		for (int k = 0; ret == EAGAIN && fz_sh->faults && k < 100; k++)
+			ret = pthread_create(&tid[i], NULL, fz_thread_main, &th[i]);
+		if (ret)
 			th[i].budget = 0, tid[i] = 0;
 	}
 	for (i = 0; i < o->threads; i++)

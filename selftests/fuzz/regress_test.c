@@ -203,6 +203,7 @@ TEST_F_TIMEOUT(regress, owner_exit_blocked_writer, 60)
  * deadlocks both (and every later mmap or fault of the process). Here:
  * allocate, then map the ring, and lockdep must say nothing (a kernel
  * without lockdep SKIPs: the deadlock itself needs a racing page fault).
+ * Fixed in 8cc936a (the result is copied out after the unlock).
  */
 TEST_F_TIMEOUT(regress, allocate_copyout_vs_ring_mmap, 60)
 {
@@ -244,7 +245,8 @@ TEST_F_TIMEOUT(regress, allocate_copyout_vs_ring_mmap, 60)
  * context's mutex): a mutex taken with IRQs off, in the overflowed
  * thread's task_work. Here: a ring (so the log takes records), a thread
  * PMC preset to overflow after 10 ms of task-clock, spin until the signal:
- * the signal and the record come, the kernel logs nothing.
+ * the signal and the record come, the kernel logs nothing. Fixed in
+ * 8cc936a (the values are read before pmc_log_begin()).
  */
 TEST_F_TIMEOUT(regress, ovf_record_reads_in_process_context, 60)
 {
