@@ -172,6 +172,13 @@ static void fz_crash(int sig, siginfo_t *si, void *uc_)
 	char line[160];
 	int n;
 
+	/*
+	 * With --faults, the kernel's SIGSEGV (SI_KERNEL, no address) when
+	 * an injected fault failed the page of a signal frame it was writing
+	 * (force_sigsegv()): no crash of ours; go on where we were.
+	 */
+	if (fz_sh->faults && sig == SIGSEGV && si->si_code == SI_KERNEL && !si->si_addr)
+		return;
 	n = snprintf(line, sizeof(line),
 		     "# pmc-fuzz: pid %d: signal %d at address %p, ip %p (seed %" PRIu64 ")\n",
 		     getpid(), sig, si->si_addr, (void *)uc->uc_mcontext.gregs[REG_RIP],
@@ -246,7 +253,7 @@ static int fz_worker(const struct fz_opts *o, int index, bool unpriv, uint64_t b
 	struct fz_thread *th = calloc((size_t)o->threads, sizeof(*th));
 	pthread_t *tid = calloc((size_t)o->threads, sizeof(*tid));
 	pthread_t sink;
-	int i, ret;
+	int i, k, ret;
 
 	if (!p || !th || !tid)
 		return 1;
@@ -254,7 +261,17 @@ static int fz_worker(const struct fz_opts *o, int index, bool unpriv, uint64_t b
 	p->unpriv = unpriv;
 	p->pid = getpid();
 	fz_worker_signals();
-	if (unpriv && pmc_t_drop_privileges()) {
+	/*
+	 * Fault injection (--faults) for this process and the threads it
+	 * makes: armed while still root (uid 65534 may not write it), so the
+	 * setup retries what an injected fault failed.
+	 */
+	if (fz_sh->faults && flt_set("/proc/self/make-it-fail", "1"))
+		fz_fail("worker %d: cannot write /proc/self/make-it-fail", index);
+	ret = unpriv ? pmc_t_drop_privileges() : 0;
+	for (k = 0; ret && fz_sh->faults && k < 100; k++)
+		ret = pmc_t_drop_privileges();
+	if (ret) {
 		if (fz_sh->faults)
 			return 0;
 		fz_fail("worker %d: cannot become uid %d: %s", index, PMC_TEST_NOBODY,
@@ -262,6 +279,8 @@ static int fz_worker(const struct fz_opts *o, int index, bool unpriv, uint64_t b
 		return 1;
 	}
 	ret = fz_proc_init(p);
+	for (k = 0; ret && fz_sh->faults && k < 100; k++)
+		ret = fz_proc_init(p);
 	if (ret) {
 		if (fz_sh->faults)
 			return 0;
@@ -269,14 +288,11 @@ static int fz_worker(const struct fz_opts *o, int index, bool unpriv, uint64_t b
 			strerror(-ret));
 		return 1;
 	}
-	if (pthread_create(&sink, NULL, fz_sink_main, p))
-		return 1;
-	/*
-	 * Fault injection (--faults) for the fuzzing threads, which inherit
-	 * it: armed after the setup, so that every worker fuzzes its share.
-	 */
-	if (fz_sh->faults && flt_set("/proc/self/make-it-fail", "1"))
-		fz_fail("worker %d: cannot write /proc/self/make-it-fail", index);
+	ret = pthread_create(&sink, NULL, fz_sink_main, p);
+	for (k = 0; ret == EAGAIN && fz_sh->faults && k < 100; k++)
+		ret = pthread_create(&sink, NULL, fz_sink_main, p);
+	if (ret)
+		return fz_sh->faults ? 0 : 1;
 	for (i = 0; i < o->threads; i++) {
 		th[i].p = p;
 		th[i].index = i;
@@ -284,7 +300,7 @@ static int fz_worker(const struct fz_opts *o, int index, bool unpriv, uint64_t b
 		th[i].budget = budget / (uint64_t)o->threads +
 			((uint64_t)i < budget % (uint64_t)o->threads);
 		ret = pthread_create(&tid[i], NULL, fz_thread_main, &th[i]);
-		for (int k = 0; ret == EAGAIN && fz_sh->faults && k < 100; k++)
+		for (k = 0; ret == EAGAIN && fz_sh->faults && k < 100; k++)
 			ret = pthread_create(&tid[i], NULL, fz_thread_main, &th[i]);
 		if (ret)
 			th[i].budget = 0, tid[i] = 0;

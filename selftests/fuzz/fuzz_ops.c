@@ -1726,10 +1726,13 @@ int fz_proc_init(struct fz_proc *p)
 
 	p->page = (size_t)sysconf(_SC_PAGESIZE);
 	for (i = 0; i < FZ_NFD; i++) {
-		int fd = open(PMC_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+		int fd = open(PMC_DEVICE_PATH, O_RDWR | O_CLOEXEC), err = errno;
 
-		if (fd < 0)
-			return -errno;
+		if (fd < 0) {
+			while (i--)	/* a clean slate for a retry (--faults) */
+				close(atomic_load(&p->fds[i]));
+			return -err;
+		}
 		atomic_store(&p->fds[i], fd);
 	}
 	pthread_rwlock_init(&p->map_lock, NULL);
@@ -1737,8 +1740,11 @@ int fz_proc_init(struct fz_proc *p)
 	for (i = 0; i < FZ_NSINK; i++)
 		p->sinks[i].rfd = -1;
 	p->protnone = mmap(NULL, p->page, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (p->protnone == MAP_FAILED)
+	if (p->protnone == MAP_FAILED) {
+		for (i = 0; i < FZ_NFD; i++)
+			close(atomic_load(&p->fds[i]));
 		return -ENOMEM;
+	}
 	return 0;
 }
 
