@@ -103,7 +103,12 @@ TEST_F(attach, counts_an_attached_child_alive_and_exited)
 	EXPECT_LT(during, v);
 	/* The PMC also sees the wake-up from read() and the exit path. */
 	EXPECT_LE(*spent, v);
-	EXPECT_TRUE(near(v, *spent, 2.0, 3000000));
+	/*
+	 * task-clock also counts the interrupts taken while the child runs,
+	 * which its thread CPU clock leaves out: under emulation on a loaded
+	 * host that can be several per cent. rusage (below) bounds it.
+	 */
+	EXPECT_TRUE(near(v, *spent, 8.0, 3000000));
 	EXPECT_GE(pmc_t_rusage_ns(&ru) + 4000000, v);
 	/* Every target gone: start is ESRCH (hwpmc), detach too. */
 	EXPECT_EQ(0, pmc_t_stop(self->fd, id));

@@ -48,34 +48,6 @@ FIXTURE_TEARDOWN(maps)
 		close(self->fd);
 }
 
-/* One line of /proc/PID/maps. */
-struct map_line {
-	uint64_t start, end, off;
-	char perms[8];
-	char path[256];
-};
-
-static int read_maps(pid_t pid, struct map_line *m, int max)
-{
-	char path[64], line[512];
-	FILE *f;
-	int n = 0;
-
-	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	while (n < max && fgets(line, sizeof(line), f)) {
-		m[n].path[0] = '\0';
-		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64 " %*s %*s %255s",
-			   &m[n].start, &m[n].end, m[n].perms, &m[n].off,
-			   m[n].path) >= 4)
-			n++;
-	}
-	fclose(f);
-	return n;
-}
-
 /* A shared object this process has not loaded and can dlopen(), or NULL. */
 static const char *pick_lib(void)
 {
@@ -98,7 +70,7 @@ static const char *pick_lib(void)
 }
 
 /* Is @l an executable file mapping absent from @old[0..n)? */
-static bool new_exec_map(const struct map_line *l, const struct map_line *old,
+static bool new_exec_map(const struct smp_map_line *l, const struct smp_map_line *old,
 			 int n)
 {
 	int i;
@@ -266,7 +238,7 @@ static ssize_t find_rec(const struct smp_buf *b, size_t from, unsigned int type,
  */
 TEST_F(maps, dlopen_map_in_dlclose_map_out)
 {
-	static struct map_line m[MAXMAPS], m0[MAXMAPS];
+	static struct smp_map_line m[MAXMAPS], m0[MAXMAPS];
 	const char *lib = pick_lib();
 	struct smp_stream_info si;
 	struct smp_buf b = {};
@@ -290,12 +262,12 @@ TEST_F(maps, dlopen_map_in_dlclose_map_out)
 	ASSERT_EQ(0, collect(self->fd, &self->r, &b, &si));
 	mark = b.len;			/* after the MAP_IN of the attach */
 
-	n0 = read_maps(k.pid, m0, MAXMAPS);
+	n0 = smp_read_maps(k.pid, m0, MAXMAPS);
 	ASSERT_LT(0, n0);
 	ASSERT_EQ(1, kid_do(&k, 'd'));
 	ASSERT_EQ(1, kid_do(&other, 'd'));
 	ASSERT_EQ(1, kid_do(&free_kid, 'd'));
-	n = read_maps(k.pid, m, MAXMAPS);
+	n = smp_read_maps(k.pid, m, MAXMAPS);
 	ASSERT_LT(0, n);
 	ASSERT_EQ(0, collect(self->fd, &self->r, &b, &si))
 		TH_LOG("%s", si.error);

@@ -260,34 +260,6 @@ TEST_F(proc, procexit_for_every_process_of_a_fork_storm)
 	smp_buf_free(&b);
 }
 
-/* One line of /proc/PID/maps. */
-struct map_line {
-	uint64_t start, end, off;
-	char perms[8];
-	char path[256];
-};
-
-static int read_maps(pid_t pid, struct map_line *m, int max)
-{
-	char path[64], line[512];
-	FILE *f;
-	int n = 0;
-
-	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	while (n < max && fgets(line, sizeof(line), f)) {
-		m[n].path[0] = '\0';
-		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64 " %*s %*s %255s",
-			   &m[n].start, &m[n].end, m[n].perms, &m[n].off,
-			   m[n].path) >= 4)
-			n++;
-	}
-	fclose(f);
-	return n;
-}
-
 /*
  * After an exec of a sampled process: PROCEXEC with the new path, AT_BASE
  * (the dynamic loader) and the PIE load address, then a MAP_IN for each
@@ -295,7 +267,7 @@ static int read_maps(pid_t pid, struct map_line *m, int max)
  */
 TEST_F(proc, exec_logs_procexec_and_mappings)
 {
-	struct map_line maps[128];
+	struct smp_map_line maps[128];
 	const struct pmclog_procexec *x = NULL;
 	struct smp_stream_info si;
 	const struct pmclog_header *h;
@@ -339,7 +311,7 @@ TEST_F(proc, exec_logs_procexec_and_mappings)
 	}
 	ASSERT_NE(NULL, x);
 	usleep(200000);			/* the loader has mapped the libraries */
-	nmaps = read_maps(pid, maps, 128);
+	nmaps = smp_read_maps(pid, maps, 128);
 	ASSERT_LT(0, nmaps);
 	ASSERT_EQ(0, smp_flushlog(self->fd));
 	smp_ring_drain(&self->r, &b);

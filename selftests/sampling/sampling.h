@@ -14,6 +14,7 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <poll.h>
 #include <sched.h>
@@ -54,6 +55,35 @@
 /* ---------------------------------------------------------------- ops */
 
 /* /dev/pmc opened read-write, or -errno. */
+/* One line of /proc/PID/maps. */
+struct smp_map_line {
+	uint64_t start, end, off;
+	char perms[8];
+	char path[256];
+};
+
+/* Up to @max lines of /proc/@pid/maps; their number, or -1. */
+static inline int smp_read_maps(pid_t pid, struct smp_map_line *m, int max)
+{
+	char path[64], line[512];
+	FILE *f;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (n < max && fgets(line, sizeof(line), f)) {
+		m[n].path[0] = '\0';
+		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64 " %*s %*s %255s",
+			   &m[n].start, &m[n].end, m[n].perms, &m[n].off,
+			   m[n].path) >= 4)
+			n++;
+	}
+	fclose(f);
+	return n;
+}
+
 static inline int smp_open(void)
 {
 	int fd = open(PMC_DEVICE_PATH, O_RDWR | O_CLOEXEC);
