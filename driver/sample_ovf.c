@@ -77,11 +77,11 @@ static bool pmc_ovf_in_set(const struct pmc_ovf_work *w,
 static void pmc_ovf_record(struct pmc_ovf_work *w)
 {
 	struct pmc_log_state *log = w->po->log;
+	struct pmclog_overflow_entry *ents;
 	struct pmclog_overflow *o;
 	struct pmc_log_rsv rsv;
 	struct pmc_obj *pm;
-	unsigned int n = 0, max, i = 0;
-	u64 *values;
+	unsigned int n = 0, max;
 
 	if (!log || !pmc_log_accepting(log))
 		return;
@@ -91,45 +91,39 @@ static void pmc_ovf_record(struct pmc_ovf_work *w)
 	n = min(n, max);
 
 	/*
-	 * The set is stopped: the values PMCRW returns from now on. Read
-	 * before the record is begun: reading may sleep (perf's mutexes),
-	 * pmc_log_begin() holds a spinlock with IRQs off until the end.
+	 * The entries are made before the record is begun: reading a value
+	 * may sleep (perf's mutexes), and pmc_log_begin() holds a spinlock
+	 * with IRQs off until pmc_log_end(). The set is stopped: each value
+	 * is what PMCRW returns from now on.
 	 */
-	values = kmalloc_array(max(n, 1U), sizeof(*values), GFP_KERNEL);
-	if (!values)
+	ents = kcalloc(max(n, 1U), sizeof(*ents), GFP_KERNEL);
+	if (!ents)
 		return;
+	n = 0;
 	list_for_each_entry(pm, &w->po->pmcs, owner_link) {
-		if (i == n)
-			break;
-		if (pmc_ovf_in_set(w, pm))
-			values[i++] = pmc_core_read_value(pm);
-	}
-	i = 0;
-
-	o = pmc_log_begin(log, PMCLOG_TYPE_OVERFLOW,
-			  struct_size(o, pl_entries, n), w->tsc, &rsv);
-	if (!o) {
-		kfree(values);
-		return;
-	}
-	o->pl_group = w->group;
-	o->pl_tid = pmc_log_pid(log, current, false);
-	o->pl_pid = pmc_log_pid(log, current, true);
-	o->pl_nentries = n;
-	o->pl_ip = w->ip;
-	list_for_each_entry(pm, &w->po->pmcs, owner_link) {
-		if (i == n)
+		if (n == max)
 			break;
 		if (!pmc_ovf_in_set(w, pm))
 			continue;
-		o->pl_entries[i].pl_pmcid = pm->id;
-		o->pl_entries[i].pl_overflowed = pm->id == w->pmcid;
-		o->pl_entries[i].pl_value = values[i];
-		i++;
+		ents[n].pl_pmcid = pm->id;
+		ents[n].pl_overflowed = pm->id == w->pmcid;
+		ents[n].pl_value = pmc_core_read_value(pm);
+		n++;
 	}
-	pmc_log_end(&rsv);
-	kfree(values);
-	pmc_log_publish(log, false);
+
+	o = pmc_log_begin(log, PMCLOG_TYPE_OVERFLOW,
+			  struct_size(o, pl_entries, n), w->tsc, &rsv);
+	if (o) {
+		o->pl_group = w->group;
+		o->pl_tid = pmc_log_pid(log, current, false);
+		o->pl_pid = pmc_log_pid(log, current, true);
+		o->pl_nentries = n;
+		o->pl_ip = w->ip;
+		memcpy(o->pl_entries, ents, n * sizeof(*ents));
+		pmc_log_end(&rsv);
+		pmc_log_publish(log, false);
+	}
+	kfree(ents);
 }
 
 /* task_work: the overflowed thread, returning to user space. */
