@@ -125,27 +125,45 @@ DEBUG_REPORTS := BUG: KASAN|UBSAN:|WARNING: possible|possible circular locking|i
 # whole object: no report, and no leak is missed).
 DEBUG_VM_IGNORE := kmemleak: Kernel memory leak detector initialized|kmemleak: [0-9]+ new suspected memory leaks \(see|kmemleak: Cannot allocate a scan area|Call Trace:|vmalloc error: size|page allocation failure: order
 
-check-debug: debug-kernel
-	@mkdir -p $(BUILD)/check $(BUILD)/vm
-	@$(MAKE) --no-print-directory -k selftests fuzz || true
-	@tap=$(BUILD)/check/check-debug.tap; res=$(BUILD)/vm/debug-result; log=$(BUILD)/vm/debug-console.log; \
-	rm -f $$tap $$res; start=$$(date +%s); \
+# One guest (part "all") when DEBUG_FILTER picks tests or DEBUG_PARALLEL=0;
+# otherwise two at once, "suite" and "fuzz" (selftests/faults/debug-run):
+# TCG runs a guest on one host thread, so on 2 CPUs the whole run takes as
+# long as the 1,000,000-op fuzzer instead of the fuzzer plus the suite.
+DEBUG_PARALLEL ?= 1
+DEBUG_PARTS := $(if $(DEBUG_FILTER),all,$(if $(filter 1,$(DEBUG_PARALLEL)),suite fuzz,all))
+
+# debug_guest PART: boot the debug kernel and run debug-run's PART, TAP in
+# $(BUILD)/check/check-debug-PART.tap, console in $(BUILD)/vm/debug-PART-console.log.
+define debug_guest
+	tap=$(BUILD)/check/check-debug-$(1).tap; res=$(BUILD)/vm/debug-$(1)-result; \
+	log=$(BUILD)/vm/debug-$(1)-console.log; rm -f $$tap $$res; start=$$(date +%s); \
 	PMC_VM_PVH=0 PMC_VM_IGNORE='$(DEBUG_VM_IGNORE)' $(PMC_VM) --kernel debug --module $(DEBUG_PMC_KO) \
 		--smp 2 --mem 2G --timeout $(DEBUG_VM_TIMEOUT) --log $$log --result $$res \
+		--env PMC_DEBUG_PART=$(1) \
 		--env PMC_DEBUG_FUZZ_OPS=$(DEBUG_FUZZ_OPS) --env PMC_DEBUG_FAULT_OPS=$(DEBUG_FAULT_OPS) \
 		$(if $(filter command line environment,$(origin DEBUG_FUZZ_OPS) $(origin DEBUG_FAULT_OPS)),--env PMC_DEBUG_FUZZ_FORCE=1) \
 		$(if $(PMC_TEST_TIMEOUT),--env PMC_TEST_TIMEOUT=$(PMC_TEST_TIMEOUT)) \
-		$(DEBUG_VM_ARGS) -- selftests/faults/debug-run $(DEBUG_FILTER) | tee $$tap; \
-	st=$${PIPESTATUS[0]}; \
-	{ if [ -s $$res ]; then echo "not ok - debug vm: $$(head -n 1 $$res)"; \
-	  elif [ $$st -ne 0 ]; then echo "not ok - debug vm: debug-run exited $$st"; \
-	  else echo "ok - debug vm: guest kernel log clean ($$(( $$(date +%s) - start )) s)"; fi; \
+		$(DEBUG_VM_ARGS) -- selftests/faults/debug-run $(DEBUG_FILTER) > $$tap 2>&1; \
+	st=$$?; \
+	{ if [ -s $$res ]; then echo "not ok - debug vm ($(1)): $$(head -n 1 $$res)"; \
+	  elif [ $$st -ne 0 ]; then echo "not ok - debug vm ($(1)): debug-run exited $$st"; \
+	  else echo "ok - debug vm ($(1)): guest kernel log clean ($$(( $$(date +%s) - start )) s)"; fi; \
 	  reports=$$(sed -n '/^==== guest kernel log after the command/,$$p' $$log | \
 		grep -E '$(DEBUG_REPORTS)' | grep -vE '$(DEBUG_VM_IGNORE)' | head -n 20); \
-	  if [ -n "$$reports" ]; then echo "not ok - debug kernel reports:"; \
+	  if [ -n "$$reports" ]; then echo "not ok - debug kernel reports ($(1)):"; \
 		echo "$$reports" | sed 's/^/# /'; \
-	  else echo "ok - debug kernel: no KASAN, lockdep, UBSAN, ODEBUG, might_sleep or kmemleak report"; fi; \
-	} | tee -a $$tap; \
+	  else echo "ok - debug kernel ($(1)): no KASAN, lockdep, UBSAN, ODEBUG, might_sleep or kmemleak report"; fi; \
+	} >> $$tap
+endef
+
+check-debug: debug-kernel
+	@mkdir -p $(BUILD)/check $(BUILD)/vm
+	@$(MAKE) --no-print-directory -k selftests fuzz || true
+	@tap=$(BUILD)/check/check-debug.tap; rm -f $$tap; \
+	echo "  VM      debug kernel, part(s) $(DEBUG_PARTS): progress in $(BUILD)/check/check-debug-PART.tap"; \
+	$(foreach part,$(DEBUG_PARTS),( $(call debug_guest,$(part)) ) & ) wait; \
+	for part in $(DEBUG_PARTS); do cat $(BUILD)/check/check-debug-$$part.tap; done > $$tap; \
+	grep -vE '^    ' $$tap | grep -E '^(not )?ok|^# debug-run|^# pmc-fuzz: [0-9]+ ops in|allocation faults injected|PASS|FAIL'; \
 	pass=$$(grep -cE '^ok ' $$tap); fail=$$(grep -cE '^not ok ' $$tap); \
 	echo "check-debug: $$pass passed, $$fail failed"; \
 	[ $$fail -eq 0 ]
