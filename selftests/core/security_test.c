@@ -24,7 +24,13 @@
 
 #define SUID_PATH	"/tmp/pmc-core-suid"
 #define PLAIN_PATH	"/tmp/pmc-core-plain"
-#define EXEC_SPIN_NS	100000000ULL
+/*
+ * What the exec'd image spins. The setuid case may count what execve()
+ * costs before the detach, which on the debug kernel (KASAN, lockdep)
+ * under a loaded TCG host reached 60 ms: keep the spin well above twice
+ * that.
+ */
+#define EXEC_SPIN_NS	400000000ULL
 
 /*
  * "--spin-ns N": the exec'd (setuid) image only burns N ns of CPU. Runs
