@@ -161,23 +161,6 @@ static int run_and_kill_owners(void)
 	return ret;
 }
 
-/* Active objects of slab cache @name, from /proc/slabinfo. */
-static long slab_objects(const char *name)
-{
-	char line[512], cache[64];
-	long active = -1, n;
-	FILE *f = fopen("/proc/slabinfo", "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "%63s %ld", cache, &n) == 2 &&
-		    !strcmp(cache, name))
-			active = n;
-	fclose(f);
-	return active;
-}
-
 static const char * const caches[] = {
 	"kmalloc-64", "kmalloc-96", "kmalloc-128", "kmalloc-192",
 	"kmalloc-256", "kmalloc-512", "kmalloc-1k", "kmalloc-2k",
@@ -193,33 +176,7 @@ static const long slack[] = {
 	32, 32, 32, 32, 32, 32, 32, 32, 4, 8, 8,
 };
 
-/* Flush a cache's per-CPU partial slabs so its counts are close to exact. */
-static void slab_shrink(const char *name)
-{
-	char path[128];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/sys/kernel/slab/%s/shrink", name);
-	f = fopen(path, "w");
-	if (f) {
-		fputs("1", f);
-		fclose(f);
-	}
-}
-
-static void snapshot(long *v)
-{
-	unsigned int i;
-
-	/* Let kfree_rcu() and the dying tasks' RCU frees run. */
-	sync();
-	pmc_t_sysctl_write("vm/drop_caches", "3", NULL, 0);
-	usleep(500000);
-	for (i = 0; i < sizeof(caches) / sizeof(caches[0]); i++) {
-		slab_shrink(caches[i]);
-		v[i] = slab_objects(caches[i]);
-	}
-}
+#define NCACHES	(sizeof(caches) / sizeof(caches[0]))
 
 FIXTURE(unload) {
 	bool was_loaded;
@@ -243,13 +200,13 @@ FIXTURE_TEARDOWN(unload)
 
 TEST_F_TIMEOUT(unload, load_use_kill_unload_50_times_leaks_nothing, 900)
 {
-	long before[16], after[16];
+	long before[NCACHES], after[NCACHES];
 	unsigned int i;
 	int cycle;
 
 	for (cycle = 0; cycle < CYCLES; cycle++) {
 		if (cycle == WARMUP)
-			snapshot(before);
+			pmc_t_slab_objects(caches, NCACHES, before);
 		ASSERT_EQ(0, load());
 		ASSERT_TRUE(pmc_t_have_device());
 		ASSERT_EQ(0, run_and_kill_owners());
@@ -257,8 +214,8 @@ TEST_F_TIMEOUT(unload, load_use_kill_unload_50_times_leaks_nothing, 900)
 		if (!((cycle + 1) % 10))
 			TH_LOG("%d cycles", cycle + 1);
 	}
-	snapshot(after);
-	for (i = 0; i < sizeof(caches) / sizeof(caches[0]); i++) {
+	pmc_t_slab_objects(caches, NCACHES, after);
+	for (i = 0; i < NCACHES; i++) {
 		if (before[i] < 0 || after[i] < 0)
 			continue;
 		TH_LOG("%-12s %6ld -> %6ld objects", caches[i], before[i],

@@ -227,36 +227,6 @@ static const char *const caches[] = {
 };
 #define NCACHES	(sizeof(caches) / sizeof(caches[0]))
 
-static long slab_objects(const char *name)
-{
-	char line[512], cache[64];
-	long active = -1, n;
-	FILE *f = fopen("/proc/slabinfo", "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "%63s %ld", cache, &n) == 2 && !strcmp(cache, name))
-			active = n;
-	fclose(f);
-	return active;
-}
-
-static void snapshot(long *v)
-{
-	char path[128];
-	unsigned int i;
-
-	sync();
-	flt_write("/proc/sys/vm/drop_caches", "3");
-	usleep(500000);		/* kfree_rcu() and the dead tasks' RCU frees */
-	for (i = 0; i < NCACHES; i++) {
-		snprintf(path, sizeof(path), "/sys/kernel/slab/%s/shrink", caches[i]);
-		flt_write(path, "1");
-		v[i] = slab_objects(caches[i]);
-	}
-}
-
 FIXTURE(soak) {
 	int ncpu;
 };
@@ -290,7 +260,7 @@ TEST_F_TIMEOUT(soak, load_use_kill_unload, 3000)
 	FLT_RETURN_IF_SKIPPED();
 	for (cycle = 0; cycle < cycles; cycle++) {
 		if (cycle == WARMUP)
-			snapshot(before);
+			pmc_t_slab_objects(caches, NCACHES, before);
 		t[0] = flt_now_ns();
 		ASSERT_EQ(0, load());
 		ASSERT_TRUE(pmc_t_have_device());
@@ -321,7 +291,7 @@ TEST_F_TIMEOUT(soak, load_use_kill_unload, 3000)
 	       (unsigned long long)(phase[3] / cycles / 1000000),
 	       (unsigned long long)(phase[4] / cycles / 1000000));
 	EXPECT_EQ(cycles, refused) TH_LOG("rmmod succeeded while the module was in use");
-	snapshot(after);
+	pmc_t_slab_objects(caches, NCACHES, after);
 	for (i = 0; i < NCACHES && cycles > WARMUP; i++) {
 		if (before[i] < 0 || after[i] < 0)
 			continue;

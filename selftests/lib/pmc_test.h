@@ -150,6 +150,13 @@ int pmc_t_param_write(const char *name, const char *value);
 /* Write a sysctl (/proc/sys/<path>); the old value in @old if not NULL. */
 int pmc_t_sysctl_write(const char *path, const char *value, char *old,
 		       size_t oldlen);
+/*
+ * Settle the slab caches (sync, drop_caches, half a second for kfree_rcu()
+ * and the dead tasks' RCU frees, then each cache's shrink) and put the
+ * active objects of each of the @n caches @names in @v (-1: no such cache).
+ * The counts are then close to exact: what leak tests compare.
+ */
+void pmc_t_slab_objects(const char *const *names, unsigned int n, long *v);
 /* Run a shell command: its exit status, or -1. */
 int pmc_t_system(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -519,3 +519,47 @@ int pmc_t_system(const char *fmt, ...)
 		return -1;
 	return WEXITSTATUS(st);
 }
+
+/* Active objects of slab cache @name, from /proc/slabinfo; -1 if none. */
+static long slab_active(const char *name)
+{
+	char line[512], cache[64];
+	long active = -1, n;
+	FILE *f = fopen("/proc/slabinfo", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%63s %ld", cache, &n) == 2 &&
+		    !strcmp(cache, name))
+			active = n;
+	fclose(f);
+	return active;
+}
+
+/* Flush a cache's per-CPU partial slabs so its counts are close to exact. */
+static void slab_shrink(const char *name)
+{
+	char path[128];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/kernel/slab/%s/shrink", name);
+	f = fopen(path, "w");
+	if (f) {
+		fputs("1", f);
+		fclose(f);
+	}
+}
+
+void pmc_t_slab_objects(const char *const *names, unsigned int n, long *v)
+{
+	unsigned int i;
+
+	sync();
+	pmc_t_sysctl_write("vm/drop_caches", "3", NULL, 0);
+	usleep(500000);
+	for (i = 0; i < n; i++) {
+		slab_shrink(names[i]);
+		v[i] = slab_active(names[i]);
+	}
+}
