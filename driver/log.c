@@ -237,14 +237,32 @@ void pmc_log_state_put(struct pmc_log_state *log)
 	kref_put(&log->ref, pmc_log_state_release);
 }
 
+static struct pmc_log_state *pmc_log_state_create(struct pmc_owner *po);
+
 struct pmc_log_state *pmc_log_state_get(struct pmc_owner *po)
+{
+	struct pmc_log_state *log;
+
+	mutex_lock(&po->log_lock);
+	if (po->log_closed)
+		log = ERR_PTR(-ESRCH);
+	else if (po->log)
+		log = po->log;
+	else
+		log = pmc_log_state_create(po);
+	if (!IS_ERR(log))
+		kref_get(&log->ref);
+	mutex_unlock(&po->log_lock);
+	return log;
+}
+
+/* A new log state for @po, published in po->log. Under po->log_lock. */
+static struct pmc_log_state *pmc_log_state_create(struct pmc_owner *po)
 {
 	struct pmc_log_state *log;
 	int ret;
 
-	lockdep_assert_held(&po->lock);
-	if (po->log)
-		return po->log;
+	lockdep_assert_held(&po->log_lock);
 	if (!pmc_log_wq)
 		return ERR_PTR(-ENODEV);	/* pmc_sampling_init() not run */
 
@@ -331,8 +349,13 @@ bool pmc_log_configured(struct pmc_owner *po)
 
 void pmc_log_owner_exit(struct pmc_owner *po)
 {
-	struct pmc_log_state *log = po->log;
+	struct pmc_log_state *log;
 
+	/* No log state is made for the owner from now on. */
+	mutex_lock(&po->log_lock);
+	po->log_closed = true;
+	log = po->log;
+	mutex_unlock(&po->log_lock);
 	if (!log)
 		return;
 
@@ -382,13 +405,16 @@ static int pmc_log_lookup(struct pmc_file *pf, bool create,
 		return PTR_ERR(po) == -EPERM ? -EPERM : -EINVAL;
 	if (!po)
 		return -EINVAL;
-	log = create ? pmc_log_state_get(po) : po->log;
-	if (IS_ERR_OR_NULL(log)) {
-		pmc_owner_unlock(po);
-		return log ? PTR_ERR(log) : -EINVAL;
+	if (create) {
+		log = pmc_log_state_get(po);
+	} else {
+		log = po->log;
+		if (log)
+			kref_get(&log->ref);
 	}
-	kref_get(&log->ref);
 	pmc_owner_unlock(po);
+	if (IS_ERR_OR_NULL(log))
+		return log ? PTR_ERR(log) : -EINVAL;
 	*logp = log;
 	return 0;
 }

@@ -70,6 +70,7 @@ static struct pmc_owner *pmc_owner_create(struct pmc_file *pf)
 	po->pf = pf;
 	po->tgid = get_pid(pf->tgid);
 	mutex_init(&po->lock);
+	mutex_init(&po->log_lock);
 	INIT_LIST_HEAD(&po->pmcs);
 	refcount_set(&po->refs, 1);	/* the file's */
 	init_task_work(&po->exit_work, pmc_owner_exit_work);
@@ -88,7 +89,7 @@ static struct pmc_owner *pmc_owner_create(struct pmc_file *pf)
  * create the owner reads it without pf->lock (the counter read ops take
  * one mutex, not two). The release store pairs with the acquire load.
  */
-struct pmc_owner *pmc_owner_lock(struct pmc_file *pf, bool create)
+struct pmc_owner *pmc_owner_find(struct pmc_file *pf, bool create)
 {
 	struct pmc_owner *po;
 
@@ -110,7 +111,14 @@ struct pmc_owner *pmc_owner_lock(struct pmc_file *pf, bool create)
 		}
 		mutex_unlock(&pf->lock);
 	}
-	if (po)
+	return po;
+}
+
+struct pmc_owner *pmc_owner_lock(struct pmc_file *pf, bool create)
+{
+	struct pmc_owner *po = pmc_owner_find(pf, create);
+
+	if (!IS_ERR_OR_NULL(po))
 		mutex_lock(&po->lock);
 	return po;
 }

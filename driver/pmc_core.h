@@ -33,7 +33,13 @@ struct pid;
  *		"under @lock" (process context only)
  * @pmcs:	its PMCs (struct pmc_obj.owner_link), under @lock
  * @log:	logging and ring state of log.c/ring.c, NULL until configured;
- *		set and cleared by log.c under @lock
+ *		set and cleared by log.c under @log_lock
+ * @log_lock:	serialises the creation and the end of @log. Taken under
+ *		@lock by the ops and without it by mmap() of the ring (which
+ *		holds mmap_lock: @lock must never be taken there, an op holds
+ *		it while it makes kernel counters, under perf's context
+ *		mutex, which perf holds while it copies to user space).
+ *		Nothing under it sleeps on anything but allocations.
  *
  * Core-private fields follow; see owner.c. The owner's memory is freed with
  * kfree_rcu() once its last reference is gone, so a pointer read under
@@ -46,6 +52,8 @@ struct pmc_owner {
 	struct mutex lock;
 	struct list_head pmcs;
 	struct pmc_log_state *log;
+	struct mutex log_lock;
+	bool log_closed;		/* the owner exited; under @log_lock */
 	/* Core-private. */
 	refcount_t refs;		/* pf, each PMC, each pending work */
 	bool dead;			/* torn down: PMCs released; under @lock */
@@ -139,6 +147,12 @@ struct pmc_snap;
  * Process context; may sleep.
  */
 struct pmc_owner *pmc_owner_lock(struct pmc_file *pf, bool create);
+/*
+ * pmc_owner_find - the same, not locked: for mmap(), which holds mmap_lock
+ * and so must not take owner->lock (see @log_lock). The owner stays valid
+ * while @pf is open. Process context; may sleep (creation).
+ */
+struct pmc_owner *pmc_owner_find(struct pmc_file *pf, bool create);
 /* Drop owner->lock taken by pmc_owner_lock(). Process context. */
 void pmc_owner_unlock(struct pmc_owner *po);
 

@@ -308,7 +308,11 @@ void pmc_log_publish_locked(struct pmc_log_state *log, bool flush);
 /* Stage an INITIALIZE record. Process context. */
 void pmc_log_initialize(struct pmc_log_state *log);
 
-/* Get or create the owner's log state. Process context, owner->lock held. */
+/*
+ * Get or create the owner's log state: a new reference (put it with
+ * pmc_log_state_put()), or ERR_PTR(-ENOMEM/-ESRCH: the owner exited).
+ * Process context; takes owner->log_lock (with or without owner->lock).
+ */
 struct pmc_log_state *pmc_log_state_get(struct pmc_owner *po);
 void pmc_log_state_put(struct pmc_log_state *log);
 

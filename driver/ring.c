@@ -229,16 +229,13 @@ int pmc_ring_mmap(struct pmc_file *pf, struct vm_area_struct *vma)
 	if (vma->vm_flags & VM_EXEC)
 		return -EPERM;
 
-	po = pmc_owner_lock(pf, true);
+	/* mmap_lock is held: not the owner's lock (pmc_core.h, @log_lock). */
+	po = pmc_owner_find(pf, true);
 	if (IS_ERR(po))
 		return PTR_ERR(po);
 	log = pmc_log_state_get(po);
-	if (IS_ERR(log)) {
-		pmc_owner_unlock(po);
+	if (IS_ERR(log))
 		return PTR_ERR(log);
-	}
-	kref_get(&log->ref);
-	pmc_owner_unlock(po);
 
 	mutex_lock(&log->pub_lock);
 	ret = -ESRCH;

@@ -22,6 +22,11 @@
  *    tracepoint runs before perf schedules the thread's counters in, so
  *    neither the counter index nor its raw value at switch-in is known.
  *
+ * mmap() holds mmap_lock, so it never takes the owner's lock (pmc_core.h,
+ * struct pmc_owner): it checks the caller has a PMC of the set under RCU,
+ * maps the page empty and leaves the first build to a task_work that
+ * runs before mmap() returns to user space.
+ *
  * Lifetime: struct pmc_sr lives as long as a vma maps it (refs); it holds
  * the page (one reference, the mapping holds its own), the thread and the
  * owner. A PMC leaves every page (under the page's lock) before it is
@@ -33,7 +38,9 @@
 
 #include <linux/hashtable.h>
 #include <linux/mm.h>
+#include <linux/module.h>
 #include <linux/slab.h>
+#include <linux/task_work.h>
 #include <pmc/ring.h>
 
 /* A PMC on a page; @whole: it counts the page's thread and nothing else. */
@@ -65,6 +72,7 @@ struct pmc_sr {
 	unsigned int n;
 	struct pmc_sr_slot slots[PMC_SELFREAD_MAX];
 	struct hlist_node hnode;
+	struct callback_head build_work;
 	struct rcu_head rcu;
 };
 
@@ -332,19 +340,66 @@ static const struct vm_operations_struct pmc_sr_vm_ops = {
 };
 
 /*
+ * Does @po have a PMC of set @group attached to current in thread scope?
+ * What mmap() checks without the owner's lock: the thread hash, under RCU.
+ */
+static bool pmc_sr_has_pmc(struct pmc_owner *po, u32 group)
+{
+	struct pmc_thr *thr;
+	struct pmc_obj *pm;
+	bool found = false;
+
+	rcu_read_lock();
+	pmc_for_each_thr_rcu(thr, current) {
+		pm = thr->tgt->pm;
+		if (thr->task == current && !READ_ONCE(thr->dead) &&
+		    thr->tgt->thread && pm->owner == po && pm->group == group &&
+		    PMC_IS_VIRTUAL_MODE(pm->mode)) {
+			found = true;
+			break;
+		}
+	}
+	rcu_read_unlock();
+	return found;
+}
+
+/*
+ * task_work of the mapping thread, on its way back from mmap() to user
+ * space (mmap_lock released): the page's first build, under the owner's
+ * lock, which mmap() must not take (pmc_core.h, struct pmc_owner). Process
+ * context.
+ */
+static void pmc_sr_build_work(struct callback_head *cb)
+{
+	struct pmc_sr *sr = container_of(cb, struct pmc_sr, build_work);
+	struct pmc_owner *po = sr->po;
+
+	mutex_lock(&po->lock);
+	if (!po->dead) {
+		raw_spin_lock_irq(&sr->lock);
+		pmc_sr_rebuild(sr);
+		raw_spin_unlock_irq(&sr->lock);
+	}
+	mutex_unlock(&po->lock);
+	pmc_sr_put(sr);
+	/* Last: the work held the module since mmap() queued it. */
+	module_put(THIS_MODULE);
+}
+
+/*
  * Map the page of set (vm_pgoff - PMC_MMAP_SELFREAD_PGOFF) for the calling
  * thread: one page, shared, read-only (EINVAL for another size or a
  * private mapping, EPERM for a writable or executable one or a caller
  * that is not the opener), of a set with at least one PMC attached to the
- * caller in thread scope (EINVAL otherwise, group 0 included). Process
- * context, mmap_lock held.
+ * caller in thread scope (EINVAL otherwise, group 0 included). The page
+ * is mapped empty and built by a task_work before mmap() returns to user
+ * space. Process context, mmap_lock held.
  */
 int pmc_selfread_mmap(struct pmc_file *pf, struct vm_area_struct *vma)
 {
 	unsigned long group = vma->vm_pgoff - PMC_MMAP_SELFREAD_PGOFF;
 	struct pmc_owner *po;
 	struct pmc_sr *sr;
-	unsigned int n;
 	int ret;
 
 	if (!pmc_file_is_opener(pf))
@@ -358,6 +413,16 @@ int pmc_selfread_mmap(struct pmc_file *pf, struct vm_area_struct *vma)
 	}
 	if (vma->vm_flags & (VM_WRITE | VM_EXEC))
 		return -EPERM;
+
+	/* mmap_lock is held: not the owner's lock. */
+	po = pmc_owner_find(pf, false);
+	if (IS_ERR_OR_NULL(po))
+		return po ? PTR_ERR(po) : -EINVAL;
+	if (!pmc_sr_has_pmc(po, group)) {
+		pr_debug_ratelimited("self-read mmap: no PMC of set %lu on tid %d\n",
+				     group, task_pid_nr(current));
+		return -EINVAL;
+	}
 
 	sr = kzalloc(sizeof(*sr), GFP_KERNEL);
 	if (!sr)
@@ -383,30 +448,27 @@ int pmc_selfread_mmap(struct pmc_file *pf, struct vm_area_struct *vma)
 	ret = vm_insert_page(vma, vma->vm_start, sr->page);
 	if (ret)
 		goto err_hook;
-
-	po = pmc_owner_lock(pf, false);
-	if (IS_ERR_OR_NULL(po)) {
-		ret = po ? PTR_ERR(po) : -EINVAL;
-		goto err_hook;
-	}
 	sr->po = po;
-	raw_spin_lock_irq(&sr->lock);
-	n = po->dead ? 0 : pmc_sr_rebuild(sr);
-	raw_spin_unlock_irq(&sr->lock);
-	if (!n) {
-		pmc_owner_unlock(po);
-		pr_debug_ratelimited("self-read mmap: no PMC of set %lu on tid %d\n",
-				     group, task_pid_nr(current));
-		ret = -EINVAL;
+	/* The vma's reference and the build's. */
+	refcount_set(&sr->refs, 2);
+	init_task_work(&sr->build_work, pmc_sr_build_work);
+	__module_get(THIS_MODULE);
+	ret = task_work_add(current, &sr->build_work, TWA_RESUME);
+	if (ret) {
+		module_put(THIS_MODULE);
 		goto err_hook;
 	}
+
+	/*
+	 * In the hash, empty: from here the ops rebuild it too (under the
+	 * owner's lock, as the build does).
+	 */
 	pmc_owner_get(po);
 	get_task_struct(current);
 	atomic_inc(&pmc_sr_live);
 	spin_lock(&pmc_sr_hash_lock);
 	hash_add_rcu(pmc_sr_hash, &sr->hnode, (unsigned long)current);
 	spin_unlock(&pmc_sr_hash_lock);
-	pmc_owner_unlock(po);
 
 	pmc_vm_flags_set(vma, VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP);
 	pmc_vm_flags_clear(vma, VM_MAYWRITE | VM_MAYEXEC);

@@ -8,16 +8,19 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/perf_event.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "kselftest_harness.h"
 #include "pmc_test.h"
+#include <pmc/ring.h>
 
 #pragma GCC diagnostic ignored "-Wclobbered"
 
@@ -287,6 +290,83 @@ TEST_F_TIMEOUT(regress, ovf_record_reads_in_process_context, 60)
 	EXPECT_EQ(0, pmc_t_release(self->fd, id));
 	munmap(ring, 17 * ps);
 	signal(SIGUSR1, SIG_DFL);
+	close(kfd);
+}
+
+/*
+ * Bug "attach-vs-mmap-lock" (found by check-debug: lockdep, "possible
+ * circular locking dependency", in faults-failslab): an op holds the
+ * owner's lock while it makes kernel counters (PMCATTACH ->
+ * perf_event_create_kernel_counter() takes the target's perf context
+ * mutex: po->lock -> ctx->mutex); perf's read() copies to user space with
+ * that mutex held (ctx->mutex -> mmap_lock); mmap() of the ring and of a
+ * self-read page took the owner's lock under mmap_lock (mmap_lock ->
+ * po->lock). Three threads of one process doing the three at once
+ * deadlock. Here: a perf read(), an attach, then both mmaps: lockdep must
+ * say nothing (a kernel without lockdep SKIPs that part), and the
+ * self-read page must be built by the time mmap() returns. Fixed in
+ * driver/ring.c and driver/selfread.c: mmap() takes no owner lock (the
+ * log state has a lock of its own; the page is built by a task_work).
+ */
+TEST_F_TIMEOUT(regress, attach_vs_ring_and_selfread_mmap, 60)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_SOFTWARE,
+		.size = sizeof(attr),
+		.config = PERF_COUNT_SW_TASK_CLOCK,
+		.exclude_kernel = 1,
+		.exclude_hv = 1,
+	};
+	const struct pmc_selfread_page *pg;
+	struct pmc_op_pmcallocate pa;
+	long ps = sysconf(_SC_PAGESIZE);
+	char line[512] = "";
+	int kfd = -1, pfd, lockdep;
+	uint64_t count;
+	uint32_t id;
+	void *ring;
+
+	if (_metadata->skip)
+		return;
+	lockdep = lockdep_state();
+	if (lockdep == 1) {
+		kfd = kmsg_open();
+		ASSERT_LE(0, kfd);
+	}
+	/* ctx->mutex -> mmap_lock: perf_read() copies out under the mutex. */
+	pfd = (int)syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
+	ASSERT_LE(0, pfd);
+	ASSERT_EQ((ssize_t)sizeof(count), read(pfd, &count, sizeof(count)));
+	/* po->lock -> ctx->mutex: the attach makes a kernel counter. */
+	pmc_t_soft_request(&pa, PMC_MODE_TC, PMC_CPU_ANY, PMC_T_SW_TASK_CLOCK);
+	pa.pm_group = 9;
+	ASSERT_EQ(0, pmc_t_allocate(self->fd, &pa, &id));
+	ASSERT_EQ(0, pmc_t_attach(self->fd, id, 0, PMC_ATTACH_F_THREAD));
+	ASSERT_EQ(0, pmc_t_start(self->fd, id));
+	/* mmap_lock -> ? : both mappings. */
+	ring = mmap(NULL, 5 * ps, PROT_READ | PROT_WRITE, MAP_SHARED, self->fd, 0);
+	ASSERT_NE(MAP_FAILED, ring);
+	pg = mmap(NULL, (size_t)ps, PROT_READ, MAP_SHARED, self->fd,
+		  (off_t)PMC_MMAP_SELFREAD_OFFSET(9, (uint64_t)ps));
+	ASSERT_NE(MAP_FAILED, pg);
+	/* Built before mmap() returned. */
+	EXPECT_EQ(1U, pg->ps_nentries);
+	EXPECT_EQ(id, pg->ps_entries[0].se_pmcid);
+	EXPECT_EQ((uint32_t)PMC_SELFREAD_SYSCALL, pg->ps_entries[0].se_kind);
+	EXPECT_EQ(9U, pg->ps_group);
+	EXPECT_EQ(gettid(), (pid_t)pg->ps_tid);
+	munmap((void *)pg, (size_t)ps);
+	munmap(ring, 5 * ps);
+	EXPECT_EQ(0, pmc_t_release(self->fd, id));
+	close(pfd);
+	if (lockdep != 1) {
+		SKIP(return, "%s", lockdep < 0 ?
+		     "no lockdep in this kernel (/proc/lockdep_stats)" :
+		     "lockdep was turned off by an earlier report");
+	}
+	EXPECT_FALSE(kmsg_find(kfd, "possible circular locking", line, sizeof(line)))
+		TH_LOG("kernel: %s", line);
+	EXPECT_EQ(1, lockdep_state());
 	close(kfd);
 }
 
