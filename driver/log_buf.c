@@ -179,10 +179,15 @@ void *pmc_log_begin(struct pmc_log_state *log, u32 type, size_t len, u64 tsc,
 		atomic64_inc(&pmc_stats.buffer_requests);
 		buf = pmc_log_pool_get(log);
 		if (!buf) {
-			atomic64_inc(&pmc_stats.buffer_requests_failed);
-			/* A DROPNOTIFY not staged is retried, not lost. */
-			if (type != PMCLOG_TYPE_DROPNOTIFY)
+			/*
+			 * A DROPNOTIFY not staged is retried, not lost: only
+			 * lost records count (hwpmc.h, the DROPNOTIFYs add
+			 * up to the stat).
+			 */
+			if (type != PMCLOG_TYPE_DROPNOTIFY) {
+				atomic64_inc(&pmc_stats.buffer_requests_failed);
 				atomic64_inc(&log->lost_records);
+			}
 			urgent = true;
 			goto fail;
 		}
