@@ -241,9 +241,14 @@ int pmc_t_class_row(int fd, uint32_t pmc_class, uint32_t index)
 
 uint64_t pmc_t_now_ns(clockid_t clk)
 {
-	struct timespec ts;
+	struct timespec ts = { 0 };
 
-	clock_gettime(clk, &ts);
+	/*
+	 * Retried: under fault injection its copy to user space may fail
+	 * (EFAULT), and a garbage start made a spin never end.
+	 */
+	while (clock_gettime(clk, &ts) && errno == EFAULT)
+		;
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
