@@ -223,9 +223,14 @@ TEST_F_TIMEOUT(hotplug, process_pmc_follows_thread, 60)
 	ASSERT_EQ(0, WEXITSTATUS(st));
 	ASSERT_EQ(0, pmc_t_read(self->fd, tc, &v));
 	cpu_ns = pmc_t_rusage_ns(&ru);
-	/* task-clock against the child's CPU time (rusage has tick granularity). */
+	/*
+	 * task-clock against the child's CPU time. rusage also has what the
+	 * child ran before the attach and after perf ended its counter in
+	 * do_exit(): 32 ms on the debug kernel (KASAN, lockdep) on a loaded
+	 * host. Losing the time around the unplug (150 ms) is still caught.
+	 */
 	EXPECT_LT(v, cpu_ns + 20 * MS);
-	EXPECT_GT(v + 20 * MS, cpu_ns);
+	EXPECT_GT(v + (cpu_ns / 12 > 20 * MS ? cpu_ns / 12 : 20 * MS), cpu_ns);
 	EXPECT_GT(v, spin * 9 / 10);
 	EXPECT_EQ(0, pmc_t_release(self->fd, tc));
 }
