@@ -202,6 +202,7 @@ static void fz_worker_signals(void)
 	sigaction(SIGSEGV, &crash, NULL);
 	sigaction(SIGBUS, &crash, NULL);
 	sigaction(SIGILL, &crash, NULL);
+	sigaction(SIGABRT, &crash, NULL);
 
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGUSR1, &sa, NULL);
@@ -620,6 +621,17 @@ int main(int argc, char **argv)
 	pthread_mutexattr_setpshared(&ma, PTHREAD_PROCESS_SHARED);
 	pthread_mutex_init(&fz_sh->msg_lock, &ma);
 	fz_sh->seed = o.seed;
+	/*
+	 * A root worker may attach an OVF_SIGNAL PMC to its parent, this
+	 * process: its signals (fuzz_ops.c) must not kill it. Ignored here;
+	 * the workers catch them (fz_worker_signals()).
+	 */
+	signal(SIGUSR1, SIG_IGN);
+	signal(SIGUSR2, SIG_IGN);
+	/* glibc's fatal messages (before an abort) to stderr, not /dev/tty. */
+	setenv("LIBC_FATAL_STDERR_", "1", 1);
+	for (int s = SIGRTMIN; s <= SIGRTMAX; s++)
+		signal(s, SIG_IGN);
 
 	fd = fz_open_pmc();
 	if (fd < 0) {
