@@ -277,19 +277,25 @@ static void dump_hung(pid_t pid)
 }
 
 /*
- * PMC_FAILSLAB_ONLY="STEP:N" replays one run (the step's name as logged,
- * e.g. "start TS:2").
+ * PMC_FAILSLAB_ONLY="STEP:N" replays one run: the step's name as logged,
+ * with '-' for a space (e.g. "start-TS:2").
  */
 static bool wanted(int k, int nth)
 {
 	const char *only = getenv("PMC_FAILSLAB_ONLY");
 	const char *colon = only ? strrchr(only, ':') : NULL;
+	size_t i, len;
 
 	if (!colon)
 		return true;
-	return strlen(step_name[k]) == (size_t)(colon - only) &&
-	       !strncmp(only, step_name[k], (size_t)(colon - only)) &&
-	       atoi(colon + 1) == nth;
+	len = (size_t)(colon - only);
+	if (strlen(step_name[k]) != len || atoi(colon + 1) != nth)
+		return false;
+	for (i = 0; i < len; i++)
+		if (only[i] != step_name[k][i] &&
+		    !(only[i] == '-' && step_name[k][i] == ' '))
+			return false;
+	return true;
 }
 
 TEST_F_TIMEOUT(failslab, every_fault_point, 3000)
