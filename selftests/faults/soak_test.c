@@ -304,8 +304,16 @@ TEST_F_TIMEOUT(soak, load_use_kill_unload, 3000)
 	       (unsigned long long)(phase[3] / cycles / 1000000),
 	       (unsigned long long)(phase[4] / cycles / 1000000));
 	EXPECT_EQ(cycles, refused) TH_LOG("rmmod succeeded while the module was in use");
-	/* One object leaked per cycle goes beyond this. */
-	slack = (cycles - WARMUP) / 3 + 16;
+	/*
+	 * One object leaked per cycle goes beyond this. With kmemleak (the
+	 * debug kernel), which finds any object of an unloaded module that
+	 * nothing points to, one per cycle: there, after the rest of the
+	 * suite, kmalloc-192 and -512 grew by about half an object a cycle
+	 * while kmemleak found nothing and the driver's own count of live
+	 * objects was 0 at every unload (kernel caches freed lazily, such
+	 * as kprobes' instruction pages, are the likely holders).
+	 */
+	slack = (cycles - WARMUP) / (flt_have_kmemleak() ? 1 : 3) + 16;
 	/*
 	 * Frees still in flight settle: RCU callbacks, which the debug kernel
 	 * (lockdep, KASAN) runs late. Measured again while a cache is over,
