@@ -101,7 +101,9 @@ TEST(cpu_snapshots_follow_the_period_and_the_clock)
 		TH_LOG("%d snapshots in %" PRIu64 " ms", n, (end - start) / MS);
 	/*
 	 * The hrtimer keeps its grid: snapshot i comes no earlier than i
-	 * periods after the first (a late one is followed by a shorter gap).
+	 * periods after the first (a late one is followed by a shorter gap),
+	 * less how late the first was: up to half a period (5 ms seen on the
+	 * debug kernel under load); a shorter period adds up past that.
 	 * Each cpu-clock delta (ns the counter ran on that CPU) matches the
 	 * kernel timestamps' delta: within 5 % + 1 ms per gap under TCG, and
 	 * within 1 % + 1 ms over the whole run.
@@ -111,7 +113,7 @@ TEST(cpu_snapshots_follow_the_period_and_the_clock)
 		uint64_t dk = s[i].tick - s[i - 1].tick;
 
 		EXPECT_GT(s[i].t, s[i - 1].t);
-		EXPECT_GE(s[i].t - s[0].t + 2 * MS, (uint64_t)i * period_us * 1000)
+		EXPECT_GE(s[i].t - s[0].t + period_us * 500, (uint64_t)i * period_us * 1000)
 			TH_LOG("snapshot %d at +%" PRIu64 " ns", i, s[i].t - s[0].t);
 		EXPECT_LE(dv > dt ? dv - dt : dt - dv, dt / 20 + MS)
 			TH_LOG("snapshot %d: cpu-clock +%" PRIu64 " ns in %" PRIu64 " ns",

@@ -189,7 +189,8 @@ TEST_F(testpmu, more_hardware_requests_than_counters_fail)
 	cpc_close(cpc);
 }
 
-static volatile int ovf_signals, ovf_bad;
+static volatile int ovf_signals, ovf_bad, ovf_errno;
+static volatile uint64_t ovf_stopped_ns;	/* CPU time from handler to restart */
 static cpc_t *ovf_cpc;
 static cpc_set_t *ovf_set;
 static cpc_buf_t *ovf_buf;
@@ -197,14 +198,20 @@ static cpc_buf_t *ovf_buf;
 
 static void ovf_handler(int sig, siginfo_t *si, void *uc)
 {
-	uint64_t v;
+	uint64_t v, t0 = thread_cpu_ns();
 
-	if (cpc_set_sample(ovf_cpc, ovf_set, ovf_buf) != 0 ||
-	    cpc_buf_get(ovf_cpc, ovf_buf, 0, &v) != 0 || v >= OVF_PERIOD)
+	if (cpc_set_sample(ovf_cpc, ovf_set, ovf_buf) != 0) {
 		ovf_bad++;
+		ovf_errno = ovf_errno ?: errno;
+	} else if (cpc_buf_get(ovf_cpc, ovf_buf, 0, &v) != 0 || v >= OVF_PERIOD) {
+		ovf_bad++;
+	}
 	ovf_signals++;
-	if (cpc_set_restart(ovf_cpc, ovf_set) != 0)
+	if (cpc_set_restart(ovf_cpc, ovf_set) != 0) {
 		ovf_bad++;
+		ovf_errno = ovf_errno ?: errno;
+	}
+	ovf_stopped_ns += thread_cpu_ns() - t0;
 }
 
 /*
@@ -238,9 +245,15 @@ TEST_F_TIMEOUT(testpmu, hardware_overflow_signals_per_period, 60)
 	spin_cpu_ns(200 * MS);
 	ran = thread_cpu_ns() - t0;
 	ASSERT_EQ(0, cpc_unbind(ovf_cpc, ovf_set));
-	TH_LOG("%d signals over %" PRIu64 " ns", ovf_signals, ran);
-	EXPECT_EQ(0, ovf_bad);
-	EXPECT_GE(ovf_signals, (int)(ran / OVF_PERIOD) - 1);
+	TH_LOG("%d signals over %" PRIu64 " ns, %" PRIu64 " ns in the handler",
+	       ovf_signals, ran, (uint64_t)ovf_stopped_ns);
+	EXPECT_EQ(0, ovf_bad) TH_LOG("first error: %s", strerror(ovf_errno));
+	/*
+	 * The set does not count from the overflow to the restart: the
+	 * handler's time (measured) and the signal's delivery (not; a tenth
+	 * of the period allowed, the debug kernel under TCG needs it).
+	 */
+	EXPECT_GE(ovf_signals, (int)((ran - ovf_stopped_ns) * 9 / 10 / OVF_PERIOD) - 1);
 	EXPECT_LE(ovf_signals, (int)(ran / OVF_PERIOD) + 1);
 	cpc_close(ovf_cpc);
 }

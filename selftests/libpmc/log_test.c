@@ -248,12 +248,8 @@ TEST(ts_sampling_log_every_record_accounted_for)
 
 	/* One sample per period of CPU time. */
 	EXPECT_SAMPLES(c.samples, c1 - c0, s0, s1);
-	/*
-	 * Most in user space: the spin reads CLOCK_PROCESS_CPUTIME_ID, a
-	 * system call, and on the debug kernel (KASAN) 57 % of the samples
-	 * fell in it.
-	 */
-	EXPECT_GE(c.user_samples * 4, c.samples);
+	/* Most in user space (spin_cpu_ns() reads its clock seldom). */
+	EXPECT_GE(c.user_samples * 2, c.samples);
 	EXPECT_EQ(c.user_samples, c.user_in_maps);
 
 	/* Nothing else: the rest are mapping records of this process. */
