@@ -378,7 +378,8 @@ out:
 	module_put(THIS_MODULE);
 }
 
-void pmc_log_queue_map_in(struct pmc_log_state *log, unsigned long start)
+void pmc_log_queue_map_in(struct pmc_log_state *log, struct task_struct *task,
+			  unsigned long start)
 {
 	struct pmc_map_in_work *w;
 
@@ -390,8 +391,8 @@ void pmc_log_queue_map_in(struct pmc_log_state *log, unsigned long start)
 	init_task_work(&w->cb, pmc_map_in_fn);
 	w->log = log;
 	w->start = start;
-	/* The kprobe runs under rcu_read_lock(): see pmc_log_work_add(). */
-	if (pmc_log_work_add(current, &w->cb, log))
+	/* Before pmc_sample_sync() returns: see pmc_log_work_add(). */
+	if (pmc_log_work_add(task, &w->cb, log))
 		kfree(w);
 }
 

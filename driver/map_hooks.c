@@ -11,14 +11,16 @@
  * with system-sampling PMCs (hwpmc's rule, as at exec).
  *
  * Handler context (6.1): kprobe pre-handler in the mapping task (current),
- * preemption disabled (IRQs too when the probe is an int3 one), with
- * current's mmap_lock held for write by the probed function. The handlers
- * take no lock, never sleep, and find owners and targets under
- * rcu_read_lock(). MAP_OUT is staged at once (the range is all it
- * carries); MAP_IN needs the path, so it is left to a task_work
- * (log_maps.c) that reads the mapping again as the task returns to user
- * space. Mappings made inside execve() are not logged here: the exec
- * task_work logs the new image's.
+ * preemption disabled, with current's mmap_lock held for write by the
+ * probed function; through ftrace where the kernel has it (Debian), else
+ * an int3 handler, which runs as NMI code (in_nmi(); lockdep treats it so).
+ * So the handlers take no lock, never sleep nor allocate, find owners and
+ * targets under rcu_read_lock(), and queue each MAP_IN or MAP_OUT on this
+ * CPU's sample ring (pmc_sample_map()), whose drain (hard IRQ) stages
+ * MAP_OUT (the range is all it carries) and, for MAP_IN, which needs the
+ * path, queues a task_work (log_maps.c) that reads the mapping again as
+ * the task returns to user space. Mappings made inside execve() are not
+ * logged here: the exec task_work logs the new image's.
  *
  * The probes are registered when a sampling PMC is attached or a
  * system-sampling owner sees an exec, and stay while any owner has a log
@@ -114,7 +116,7 @@ static int pmc_kp_mmap_pre(struct kprobe *kp, struct pt_regs *regs)
 	rcu_read_lock();
 	n = pmc_map_logs(logs);
 	for (i = 0; i < n; i++)
-		pmc_log_queue_map_in(logs[i], vma->vm_start);
+		pmc_sample_map(logs[i], true, 0, vma->vm_start, 0);
 	rcu_read_unlock();
 	return 0;
 }
@@ -150,11 +152,11 @@ static int pmc_kp_munmap_pre(struct kprobe *kp, struct pt_regs *regs)
 			if (!(vma->vm_flags & VM_EXEC) || !vma->vm_file)
 				continue;
 			for (i = 0; i < n; i++)
-				pmc_log_map_out(logs[i],
-						pmc_log_pid(logs[i], current,
-							    true),
-						max(vma->vm_start, start),
-						min(vma->vm_end, end));
+				pmc_sample_map(logs[i], false,
+					       pmc_log_pid(logs[i], current,
+							   true),
+					       max(vma->vm_start, start),
+					       min(vma->vm_end, end));
 		}
 	}
 	rcu_read_unlock();

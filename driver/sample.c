@@ -18,11 +18,15 @@
  * ring (intr_bufferfull, and DROPNOTIFY.pl_samples in the owner's log).
  *
  * The counters of PMC_F_OVF_SIGNAL PMCs come here too: their overflow is an
- * OVERFLOW entry, which the drain hands to sample_ovf.c.
+ * OVERFLOW entry, which the drain hands to sample_ovf.c. So do the mapping
+ * kprobes of map_hooks.c (pmc_sample_map()): where a kprobe is an int3
+ * (no ftrace), its handler runs as NMI code too, and a MAP_IN or MAP_OUT
+ * entry leaves the locking and allocating to the drain.
  */
 #include "pmc_main.h"
 #include "pmc_log.h"
 #include "pmc_debug.h"
+#include "map_hooks.h"
 
 #include <linux/irq_work.h>
 #include <linux/mm.h>
@@ -31,6 +35,7 @@
 #include <linux/ptrace.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
+#include <linux/sched/task.h>
 #include <linux/sched/task_stack.h>
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
@@ -39,13 +44,16 @@
 enum pmc_sample_kind {
 	PMC_SAMPLE_CALLCHAIN,	/* a sample: a CALLCHAIN record */
 	PMC_SAMPLE_OVERFLOW,	/* a PMC_F_OVF_SIGNAL counter overflowed */
+	PMC_SAMPLE_MAP_IN,	/* @task mapped a file executable at @start */
+	PMC_SAMPLE_MAP_OUT,	/* process @pid unmapped [@start, @end) */
 };
 
 /*
  * One entry. @log is the owner's log state: pmc_log_owner_exit() waits
  * (pmc_sample_sync()) until no ring holds a sample of it before freeing it.
  * An OVERFLOW entry holds references on the owner (@po) and the thread
- * (@task), handed over to sample_ovf.c by the drain.
+ * (@task), handed over to sample_ovf.c by the drain; a MAP_IN entry one on
+ * the mapping task (@task), dropped by the drain.
  */
 struct pmc_sample {
 	struct pmc_log_state *log;
@@ -60,6 +68,8 @@ struct pmc_sample {
 	u32 tid;
 	u32 cpuflags;
 	u32 npc;
+	unsigned long start;	/* MAP_IN, MAP_OUT */
+	unsigned long end;	/* MAP_OUT */
 	u64 pc[];		/* callchaindepth entries */
 };
 
@@ -213,6 +223,45 @@ drop:
 	irq_work_queue(&ring->work);
 }
 
+void pmc_sample_map(struct pmc_log_state *log, bool in, pid_t pid,
+		    unsigned long start, unsigned long end)
+{
+	struct pmc_sample_ring *ring = this_cpu_ptr(&pmc_sample_rings);
+	struct pmc_sample *s;
+	unsigned int prod;
+
+	if (unlikely(!ring->entries))
+		goto lost;
+	if (this_cpu_inc_return(pmc_sample_rings.nest) != 1)
+		goto drop;		/* nested in an overflow handler here */
+	prod = ring->prod;
+	/* Pairs with the drain's release of cons: the slot is free to fill. */
+	if (prod - smp_load_acquire(&ring->cons) >= pmc_nsamples)
+		goto drop;
+	s = pmc_sample_at(ring, prod);
+	s->kind = in ? PMC_SAMPLE_MAP_IN : PMC_SAMPLE_MAP_OUT;
+	s->log = log;
+	s->tsc = ktime_get_mono_fast_ns();
+	s->pid = pid;
+	s->start = start;
+	s->end = end;
+	s->task = NULL;
+	if (in) {
+		get_task_struct(current);	/* an atomic increment */
+		s->task = current;
+	}
+	/* The entry is complete before the drain can see it. */
+	smp_store_release(&ring->prod, prod + 1);
+	this_cpu_dec(pmc_sample_rings.nest);
+	irq_work_queue(&ring->work);
+	return;
+
+drop:
+	this_cpu_dec(pmc_sample_rings.nest);
+lost:
+	atomic64_inc(&log->lost_records);
+}
+
 /* ------------------------------------------------------------ drain */
 
 /* Stage the CALLCHAIN record of @s. Hard IRQ. */
@@ -257,11 +306,21 @@ static void pmc_sample_drain(struct irq_work *work)
 	for (; cons != prod; cons++) {
 		struct pmc_sample *s = pmc_sample_at(ring, cons);
 
-		if (s->kind == PMC_SAMPLE_OVERFLOW)
+		switch (s->kind) {
+		case PMC_SAMPLE_OVERFLOW:
 			pmc_ovf_queue(s->po, s->task, s->pmcid, s->group,
 				      s->signo, s->pc[0], s->tsc);
-		else
+			break;
+		case PMC_SAMPLE_MAP_IN:
+			pmc_log_queue_map_in(s->log, s->task, s->start);
+			put_task_struct(s->task);
+			break;
+		case PMC_SAMPLE_MAP_OUT:
+			pmc_log_map_out(s->log, s->pid, s->start, s->end);
+			break;
+		default:
 			pmc_sample_stage(s);
+		}
 		/* The entry is read before the handler may reuse it. */
 		smp_store_release(&ring->cons, cons + 1);
 	}
