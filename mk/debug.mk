@@ -126,11 +126,16 @@ DEBUG_REPORTS := BUG: KASAN|UBSAN:|WARNING: possible|possible circular locking|i
 DEBUG_VM_IGNORE := kmemleak: Kernel memory leak detector initialized|kmemleak: [0-9]+ new suspected memory leaks \(see|kmemleak: Cannot allocate a scan area|Call Trace:|vmalloc error: size|page allocation failure: order
 
 # One guest (part "all") when DEBUG_FILTER picks tests or DEBUG_PARALLEL=0;
-# otherwise two at once, "suite" and "fuzz" (selftests/faults/debug-run):
-# TCG runs a guest on one host thread, so on 2 CPUs the whole run takes as
-# long as the 1,000,000-op fuzzer instead of the fuzzer plus the suite.
+# otherwise one for the suite ("suite") and DEBUG_FUZZ_GUESTS for the
+# fuzzer ("fuzz1" ... , each a share of DEBUG_FUZZ_OPS and DEBUG_FAULT_OPS;
+# selftests/faults/debug-run), all at once. TCG runs a guest on one host
+# thread: the suite is some 27 minutes of a CPU and a million ops about
+# 100, so on 2 CPUs two fuzzer guests end the run some 40 % sooner than
+# one. DEBUG_PARTS="fuzz1 fuzz2" runs only the fuzzer guests.
 DEBUG_PARALLEL ?= 1
-DEBUG_PARTS := $(if $(DEBUG_FILTER),all,$(if $(filter 1,$(DEBUG_PARALLEL)),suite fuzz,all))
+DEBUG_FUZZ_GUESTS ?= 2
+DEBUG_PARTS := $(if $(DEBUG_FILTER),all,$(if $(filter 1,$(DEBUG_PARALLEL)),suite \
+	$(foreach k,$(shell seq $(DEBUG_FUZZ_GUESTS)),fuzz$(k)),all))
 
 # debug_guest PART: boot the debug kernel and run debug-run's PART, TAP in
 # $(BUILD)/check/check-debug-PART.tap, console in $(BUILD)/vm/debug-PART-console.log.
@@ -139,7 +144,7 @@ define debug_guest
 	log=$(BUILD)/vm/debug-$(1)-console.log; rm -f $$tap $$res; start=$$(date +%s); \
 	PMC_VM_PVH=0 PMC_VM_IGNORE='$(DEBUG_VM_IGNORE)' $(PMC_VM) --kernel debug --module $(DEBUG_PMC_KO) \
 		--smp 2 --mem 2G --timeout $(DEBUG_VM_TIMEOUT) --log $$log --result $$res \
-		--env PMC_DEBUG_PART=$(1) \
+		--env PMC_DEBUG_PART=$(1) --env PMC_DEBUG_FUZZ_GUESTS=$(DEBUG_FUZZ_GUESTS) \
 		--env PMC_DEBUG_FUZZ_OPS=$(DEBUG_FUZZ_OPS) --env PMC_DEBUG_FAULT_OPS=$(DEBUG_FAULT_OPS) \
 		$(if $(filter command line environment,$(origin DEBUG_FUZZ_OPS) $(origin DEBUG_FAULT_OPS)),--env PMC_DEBUG_FUZZ_FORCE=1) \
 		$(if $(PMC_TEST_TIMEOUT),--env PMC_TEST_TIMEOUT=$(PMC_TEST_TIMEOUT)) \
