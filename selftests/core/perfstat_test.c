@@ -2,10 +2,13 @@
 /*
  * perfstat_test.c - a process task-clock PMC and `perf stat -e task-clock`
  * attached to the same workload agree within 2 %.
+ *
+ * perf starts with its counter disabled (--delay=-1) and is enabled through
+ * its control descriptor: the workload runs only after perf acknowledged,
+ * so a slow perf start-up on a loaded machine cannot shorten its count.
  */
 #include "pmc_test.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -19,29 +22,19 @@
 #define WORK_NS		500000000ULL
 #define PERF_OUT	"/tmp/pmc-core-perfstat.csv"
 
-/* Does process @pid hold a perf_event descriptor? */
-static bool holds_perf_event(pid_t pid)
+/* Sends @cmd to perf's control descriptor and waits for its "ack". */
+static int perf_control(int ctl, int ack, const char *cmd)
 {
-	char dir[64], path[600], link[128];
-	struct dirent *de;
-	bool found = false;
+	char reply[16] = "";
 	ssize_t n;
-	DIR *d;
 
-	snprintf(dir, sizeof(dir), "/proc/%d/fd", pid);
-	d = opendir(dir);
-	if (!d)
-		return false;
-	while (!found && (de = readdir(d))) {
-		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-		n = readlink(path, link, sizeof(link) - 1);
-		if (n > 0) {
-			link[n] = '\0';
-			found = strstr(link, "perf_event") != NULL;
-		}
-	}
-	closedir(d);
-	return found;
+	if (write(ctl, cmd, strlen(cmd)) != (ssize_t)strlen(cmd))
+		return -1;
+	n = read(ack, reply, sizeof(reply) - 1);	/* blocks until perf answers */
+	if (n <= 0)
+		return -1;
+	reply[n] = '\0';
+	return strncmp(reply, "ack", 3) ? -1 : 0;
 }
 
 /* perf stat's task-clock in ns from its CSV output, or 0. */
@@ -64,7 +57,8 @@ TEST(task_clock_agrees_with_perf_stat)
 {
 	struct pmc_t_child w = { 0 };
 	uint64_t spin = WORK_NS, v, ref;
-	char pidbuf[16];
+	char pidbuf[16], control[48];
+	int ctl[2], ack[2];
 	uint32_t id;
 	pid_t perf;
 	int fd, st, i;
@@ -83,25 +77,32 @@ TEST(task_clock_agrees_with_perf_stat)
 	ASSERT_EQ(0, pmc_t_attach(fd, id, w.pid, 0));
 	ASSERT_EQ(0, pmc_t_start(fd, id));
 
-	/* perf stat on the same process. */
+	/* perf stat on the same process, disabled until told. */
 	unlink(PERF_OUT);
 	snprintf(pidbuf, sizeof(pidbuf), "%d", w.pid);
+	ASSERT_EQ(0, pipe(ctl));
+	ASSERT_EQ(0, pipe(ack));
+	snprintf(control, sizeof(control), "fd:%d,%d", ctl[0], ack[1]);
 	perf = fork();
 	ASSERT_LE(0, perf);
 	if (!perf) {
+		close(ctl[1]);
+		close(ack[0]);
 		execl("/usr/bin/perf", "perf", "stat", "-e", "task-clock",
-		      "-x,", "-o", PERF_OUT, "-p", pidbuf, (char *)NULL);
+		      "-x,", "-o", PERF_OUT, "--delay=-1", "--control", control,
+		      "-p", pidbuf, (char *)NULL);
 		_exit(127);
 	}
-	for (i = 0; i < 600 && !holds_perf_event(perf); i++)
-		usleep(50000);
-	ASSERT_TRUE(holds_perf_event(perf));
-	usleep(500000);	/* perf enables its counters after opening them */
+	close(ctl[0]);
+	close(ack[1]);
+	ASSERT_EQ(0, perf_control(ctl[1], ack[0], "enable\n"));
 
 	ASSERT_EQ(0, pmc_t_child_go(&w));
 	ASSERT_EQ(0, pmc_t_child_wait(&w, &st, NULL));
 	ASSERT_TRUE(WIFEXITED(st) && !WEXITSTATUS(st));
 	ASSERT_EQ(0, pmc_t_read(fd, id, &v));
+	close(ctl[1]);
+	close(ack[0]);
 
 	/* perf stat -p ends with its target, or at SIGINT. */
 	for (i = 0; i < 40 && waitpid(perf, &st, WNOHANG) == 0; i++)

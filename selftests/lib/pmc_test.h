@@ -89,7 +89,8 @@ int pmc_t_touch_pages(size_t n);
 
 /*
  * A child process that waits for go() before running @fn(@arg), then exits
- * with its return value. Lets a test attach to the child before it works.
+ * with its return value. Lets a test attach to the child before it works:
+ * pmc_t_child_start() returns once the child sleeps on its go pipe.
  */
 struct pmc_t_child {
 	pid_t pid;

@@ -286,6 +286,36 @@ int pmc_t_spin_fn(void *arg)
 	return 0;
 }
 
+/*
+ * Waits (up to 10 s) until @pid sleeps: a child fresh from fork() still
+ * runs (copy-on-write faults, the way back to user space) before it blocks
+ * on its go pipe, and on a slow guest that CPU time would land in a PMC
+ * attached right after pmc_t_child_start().
+ */
+static void pmc_t_wait_sleeping(pid_t pid)
+{
+	char path[64], buf[256], *state;
+	int fd, i;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	for (i = 0; i < 10000; i++) {
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return;
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (n <= 0)
+			return;
+		buf[n] = '\0';
+		state = strrchr(buf, ')');	/* "pid (comm) S ..." */
+		if (!state || state[1] != ' ' ||
+		    (state[2] != 'R' && state[2] != 'D'))
+			return;
+		usleep(1000);
+	}
+}
+
 int pmc_t_child_start(struct pmc_t_child *c, int (*fn)(void *), void *arg)
 {
 	int p[2];
@@ -308,6 +338,7 @@ int pmc_t_child_start(struct pmc_t_child *c, int (*fn)(void *), void *arg)
 	}
 	close(p[0]);
 	c->go_fd = p[1];
+	pmc_t_wait_sleeping(c->pid);
 	return 0;
 }
 
