@@ -44,25 +44,16 @@ FIXTURE(ovf) {
 
 FIXTURE_SETUP(ovf)
 {
-	const char *why = smp_cannot_run();
 	struct sigaction sa = { .sa_handler = on_sig };
 
-	self->fd = -1;
-	memset(&self->r, 0, sizeof(self->r));
-	if (why)
-		SKIP(return, "%s", why);
+	SMP_SETUP_RING(16);
 	nsig = 0;
 	ASSERT_EQ(0, sigaction(SIGUSR1, &sa, NULL));
-	self->fd = smp_open();
-	ASSERT_LE(0, self->fd);
-	ASSERT_EQ(0, smp_ring_map(self->fd, 16, &self->r));
 }
 
 FIXTURE_TEARDOWN(ovf)
 {
-	smp_ring_unmap(&self->r);
-	if (self->fd >= 0)
-		close(self->fd);
+	SMP_TEARDOWN_RING();
 	signal(SIGUSR1, SIG_DFL);
 }
 

@@ -25,23 +25,13 @@ FIXTURE(proc) {
 
 FIXTURE_SETUP(proc)
 {
-	const char *why = smp_cannot_run();
-
-	self->fd = -1;
-	memset(&self->r, 0, sizeof(self->r));
-	if (why)
-		SKIP(return, "%s", why);
 	self->ps = sysconf(_SC_PAGESIZE);
-	self->fd = smp_open();
-	ASSERT_LE(0, self->fd);
-	ASSERT_EQ(0, smp_ring_map(self->fd, 256, &self->r));
+	SMP_SETUP_RING(256);
 }
 
 FIXTURE_TEARDOWN(proc)
 {
-	smp_ring_unmap(&self->r);
-	if (self->fd >= 0)
-		close(self->fd);
+	SMP_TEARDOWN_RING();
 }
 
 /* Fault in @npages fresh anonymous pages: @npages minor faults. */

@@ -549,4 +549,28 @@ static inline const char *smp_cannot_run(void)
 	return NULL;
 }
 
+/*
+ * The common part of a ring test's fixture, whose struct has `int fd` and
+ * `struct smp_ring r`: SMP_SETUP_RING() SKIPs when the driver cannot run,
+ * else opens /dev/pmc into self->fd and maps @pages of ring into self->r.
+ * Macros, because SKIP() and ASSERT_*() return from the setup itself.
+ */
+#define SMP_SETUP_RING(pages) do {					\
+	const char *why_ = smp_cannot_run();				\
+									\
+	self->fd = -1;							\
+	memset(&self->r, 0, sizeof(self->r));				\
+	if (why_)							\
+		SKIP(return, "%s", why_);				\
+	self->fd = smp_open();						\
+	ASSERT_LE(0, self->fd);						\
+	ASSERT_EQ(0, smp_ring_map(self->fd, (pages), &self->r));	\
+} while (0)
+
+#define SMP_TEARDOWN_RING() do {					\
+	smp_ring_unmap(&self->r);					\
+	if (self->fd >= 0)						\
+		close(self->fd);					\
+} while (0)
+
 #endif /* _SELFTESTS_SAMPLING_H */

@@ -28,27 +28,18 @@ FIXTURE(proc) {
 
 FIXTURE_SETUP(proc)
 {
-	const char *why = smp_cannot_run();
 	struct sigaction sa = { .sa_handler = on_sig };
 
-	self->fd = -1;
-	memset(&self->r, 0, sizeof(self->r));
 	memset(&self->b, 0, sizeof(self->b));
-	if (why)
-		SKIP(return, "%s", why);
+	SMP_SETUP_RING(64);
 	nsig = 0;
 	ASSERT_EQ(0, sigaction(SIGUSR1, &sa, NULL));
-	self->fd = smp_open();
-	ASSERT_LE(0, self->fd);
-	ASSERT_EQ(0, smp_ring_map(self->fd, 64, &self->r));
 }
 
 FIXTURE_TEARDOWN(proc)
 {
-	smp_ring_unmap(&self->r);
+	SMP_TEARDOWN_RING();
 	smp_buf_free(&self->b);
-	if (self->fd >= 0)
-		close(self->fd);
 	signal(SIGUSR1, SIG_DFL);
 }
 
