@@ -493,7 +493,9 @@ long pmc_op_pmcrelease(struct pmc_file *pf, void __user *arg)
 	return 0;
 }
 
-long pmc_op_pmcattach(struct pmc_file *pf, void __user *arg)
+/* PMCATTACH and PMCDETACH: the same checks, then pmc_attach() or pmc_detach(). */
+static long pmc_op_attach_detach(struct pmc_file *pf, void __user *arg,
+				 bool attach)
 {
 	struct pmc_op_pmcattach pa;
 	struct pmc_owner *po;
@@ -505,10 +507,14 @@ long pmc_op_pmcattach(struct pmc_file *pf, void __user *arg)
 	pm = pmc_lookup(pf, pa.pm_pmc, &po);
 	if (IS_ERR(pm))
 		return PTR_ERR(pm);
-	ret = pmc_attach(pm, pa.pm_pid, pa.pm_flags);
+	if (attach)
+		ret = pmc_attach(pm, pa.pm_pid, pa.pm_flags);
+	else
+		ret = pmc_detach(pm, pa.pm_pid, pa.pm_flags);
 	if (!ret)
-		pmc_dbg(PMC_DBG_PMC, PMC_DBG_ATTACH, pm->id,
-			pa.pm_pid ?: task_tgid_nr(current), -1, pa.pm_flags);
+		pmc_dbg(PMC_DBG_PMC, attach ? PMC_DBG_ATTACH : PMC_DBG_DETACH,
+			pm->id, pa.pm_pid ?: task_tgid_nr(current), -1,
+			pa.pm_flags);
 	pmc_snap_targets_changed(pm);
 	if (PMC_IS_VIRTUAL_MODE(pm->mode))
 		pmc_selfread_update(po, pm->group);
@@ -516,27 +522,14 @@ long pmc_op_pmcattach(struct pmc_file *pf, void __user *arg)
 	return ret;
 }
 
+long pmc_op_pmcattach(struct pmc_file *pf, void __user *arg)
+{
+	return pmc_op_attach_detach(pf, arg, true);
+}
+
 long pmc_op_pmcdetach(struct pmc_file *pf, void __user *arg)
 {
-	struct pmc_op_pmcattach pa;
-	struct pmc_owner *po;
-	struct pmc_obj *pm;
-	int ret;
-
-	if (copy_from_user(&pa, arg, sizeof(pa)))
-		return -EFAULT;
-	pm = pmc_lookup(pf, pa.pm_pmc, &po);
-	if (IS_ERR(pm))
-		return PTR_ERR(pm);
-	ret = pmc_detach(pm, pa.pm_pid, pa.pm_flags);
-	if (!ret)
-		pmc_dbg(PMC_DBG_PMC, PMC_DBG_DETACH, pm->id,
-			pa.pm_pid ?: task_tgid_nr(current), -1, pa.pm_flags);
-	pmc_snap_targets_changed(pm);
-	if (PMC_IS_VIRTUAL_MODE(pm->mode))
-		pmc_selfread_update(po, pm->group);
-	pmc_owner_unlock(po);
-	return ret;
+	return pmc_op_attach_detach(pf, arg, false);
 }
 
 long pmc_op_pmcstart(struct pmc_file *pf, void __user *arg)
