@@ -109,6 +109,19 @@ int pmc_t_spin_fn(void *arg);
 uint64_t pmc_t_rusage_ns(const struct rusage *ru);
 
 /*
+ * perf(1) itself as the reference: `perf stat -x, -e task-clock [@opt]
+ * @target @pid -o @out` (@target "-p" or "-t"), started with its counter
+ * disabled and enabled through its control descriptor. Returns perf's pid
+ * once perf acknowledged the enable, so that it counts everything the
+ * target does from then on; -1 when perf could not start. perf ends with
+ * its target (it checks once a second) or at SIGINT.
+ */
+pid_t pmc_t_perf_stat(const char *target, pid_t pid, const char *opt,
+		      const char *out);
+/* The task-clock in ns that perf stat -x, wrote to @path, or 0. */
+uint64_t pmc_t_perf_stat_task_clock(const char *path);
+
+/*
  * A perf_event_open(2) counter of the Linux software event @config on
  * @pid (0: the calling thread), created disabled: the independent measure
  * a PMC's count is checked against. The descriptor, or -errno.

@@ -387,6 +387,87 @@ uint64_t pmc_t_rusage_ns(const struct rusage *ru)
 		(uint64_t)ru->ru_stime.tv_usec) * 1000ULL;
 }
 
+pid_t pmc_t_perf_stat(const char *target, pid_t pid, const char *opt,
+		      const char *out)
+{
+	char pidbuf[16], control[48], reply[8] = "";
+	const char *argv[16];
+	int ctl[2], ack[2], n = 0, fd;
+	pid_t perf;
+
+	if (pipe2(ctl, O_CLOEXEC))
+		return -1;
+	if (pipe2(ack, O_CLOEXEC)) {
+		close(ctl[0]);
+		close(ctl[1]);
+		return -1;
+	}
+	snprintf(pidbuf, sizeof(pidbuf), "%d", pid);
+	snprintf(control, sizeof(control), "fd:%d,%d", ctl[0], ack[1]);
+	argv[n++] = "perf";
+	argv[n++] = "stat";
+	argv[n++] = "-x,";
+	argv[n++] = "-e";
+	argv[n++] = "task-clock";
+	argv[n++] = "--delay=-1";
+	argv[n++] = "--control";
+	argv[n++] = control;
+	if (opt)
+		argv[n++] = opt;
+	argv[n++] = target;
+	argv[n++] = pidbuf;
+	argv[n++] = "-o";
+	argv[n++] = out;
+	argv[n] = NULL;
+	/*
+	 * The command waits in the pipe: perf reads its control descriptor
+	 * only once its counters are open (and no SIGPIPE if it never runs).
+	 */
+	if (write(ctl[1], "enable\n", 7) != 7)
+		perf = -1;
+	else
+		perf = fork();
+	if (!perf) {
+		/* perf's own ends, kept across exec. */
+		fcntl(ctl[0], F_SETFD, 0);
+		fcntl(ack[1], F_SETFD, 0);
+		fd = open("/dev/null", O_RDWR);
+		dup2(fd, 1);
+		dup2(fd, 2);
+		execvp("perf", (char *const *)argv);
+		_exit(127);
+	}
+	close(ctl[0]);
+	close(ack[1]);
+	/* The read ends with perf's "ack", or with EOF if perf died. */
+	if (perf < 0 || read(ack[0], reply, sizeof(reply) - 1) < 3 ||
+	    strncmp(reply, "ack", 3)) {
+		if (perf > 0) {
+			kill(perf, SIGKILL);
+			waitpid(perf, NULL, 0);
+		}
+		perf = -1;
+	}
+	close(ctl[1]);
+	close(ack[0]);
+	return perf;
+}
+
+uint64_t pmc_t_perf_stat_task_clock(const char *path)
+{
+	char line[512];
+	uint64_t ns = 0;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, ",task-clock"))
+			ns = (uint64_t)(strtod(line, NULL) * 1e6);
+	fclose(f);
+	return ns;
+}
+
 int pmc_t_perf_open(pid_t pid, uint64_t config)
 {
 	return pmc_t_perf_open_ex(pid, config, false, false);

@@ -15,13 +15,13 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
-#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
 #include "kselftest_harness.h"
 #include "cpc_util.h"
+#include "pmc_test.h"
 
 #define MS	1000000ULL
 
@@ -44,28 +44,10 @@ __attribute__((constructor)) static void worker(void)
 	_exit(0);
 }
 
-/* task-clock of `perf stat -x,` in ns, or 0. */
-static uint64_t perf_task_clock(const char *path)
-{
-	char line[512];
-	uint64_t ns = 0;
-	FILE *f = fopen(path, "r");
-
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (strstr(line, ",task-clock"))
-			ns = (uint64_t)(strtod(line, NULL) * 1e6);
-	fclose(f);
-	return ns;
-}
-
 #define REQUIRE_PERF() do {						\
 	if (system("perf --version >/dev/null 2>&1") != 0)		\
 		SKIP(return, "perf is not installed");			\
 } while (0)
-
-static pid_t perf_attach(const char *opt, pid_t pid, const char *out);
 
 /* A thread that binds, waits for perf, runs, and reports its count. */
 struct measured {
@@ -138,8 +120,9 @@ static int perf_thread(struct measured *m, bool no_inherit, uint64_t *perf_ns)
 		return -1;
 	if (read(m->ready[0], &c, 1) != 1)
 		return -1;
-	perf = m->err ? -1 : perf_attach(no_inherit ? "--no-inherit" : NULL,
-					 m->tid, "/tmp/libcpc-counts.perf");
+	perf = m->err ? -1 : pmc_t_perf_stat("-t", m->tid,
+					     no_inherit ? "--no-inherit" : NULL,
+					     "/tmp/libcpc-counts.perf");
 	if (write(m->go[1], &c, 1) != 1 || read(m->done[0], &c, 1) != 1)
 		return -1;
 	/* The thread waits, counting nothing: stop perf there. */
@@ -150,7 +133,7 @@ static int perf_thread(struct measured *m, bool no_inherit, uint64_t *perf_ns)
 	cpc_close(m->cpc);
 	if (ret || m->err)
 		return -1;
-	*perf_ns = perf_task_clock("/tmp/libcpc-counts.perf");
+	*perf_ns = pmc_t_perf_stat_task_clock("/tmp/libcpc-counts.perf");
 	return *perf_ns ? 0 : -1;
 }
 
@@ -315,7 +298,8 @@ static int track_init(pctx_t *pctx, pid_t pid, id_t lwp, void *arg)
 	struct track *t = arg;
 
 	if (!t->perf)
-		t->perf = perf_attach(NULL, pid, "/tmp/libcpc-counts.child");
+		t->perf = pmc_t_perf_stat("-t", pid, NULL,
+					  "/tmp/libcpc-counts.child");
 
 	if (cpc_bind_pctx(t->cpc, pctx, lwp, t->set, 0) != 0)
 		t->errors++;
@@ -353,54 +337,6 @@ static void track_exit(pctx_t *pctx, pid_t pid, id_t lwp, int status,
 
 	t->exits++;
 	t->status = status;
-}
-
-/*
- * Start `perf stat [@opt] -t @pid` (a process's initial thread's id is its
- * pid); wait until it has its counters open.
- */
-static pid_t perf_attach(const char *opt, pid_t pid, const char *out)
-{
-	char pidbuf[16], path[64], link[64];
-	struct dirent *de;
-	pid_t perf;
-	int i, fd;
-	DIR *d;
-
-	snprintf(pidbuf, sizeof(pidbuf), "%d", pid);
-	perf = fork();
-	if (perf == 0) {
-		fd = open("/dev/null", O_RDWR);
-		dup2(fd, 1);
-		dup2(fd, 2);
-		if (opt)
-			execlp("perf", "perf", "stat", "-x,", "-e", "task-clock",
-			       opt, "-t", pidbuf, "-o", out, (char *)NULL);
-		else
-			execlp("perf", "perf", "stat", "-x,", "-e", "task-clock",
-			       "-t", pidbuf, "-o", out, (char *)NULL);
-		_exit(127);
-	}
-	for (i = 0; perf > 0 && i < 400; i++) {
-		snprintf(path, sizeof(path), "/proc/%d/fd", perf);
-		d = opendir(path);
-		while (d && (de = readdir(d))) {
-			char fdpath[320];
-			ssize_t n;
-
-			snprintf(fdpath, sizeof(fdpath), "%s/%s", path,
-				 de->d_name);
-			n = readlink(fdpath, link, sizeof(link) - 1);
-			if (n > 0 && (link[n] = '\0', strstr(link, "perf_event"))) {
-				closedir(d);
-				return perf;
-			}
-		}
-		if (d)
-			closedir(d);
-		usleep(50000);
-	}
-	return -1;
 }
 
 /*
@@ -447,7 +383,7 @@ TEST_F_TIMEOUT(slow, bind_pctx_counts_another_process, 180)
 	EXPECT_EQ(0, t.errors);
 	EXPECT_GT(t.ticks, 0);
 	ASSERT_TRUE(WIFEXITED(t.status) && WEXITSTATUS(t.status) == 0);
-	perf_ns = perf_task_clock("/tmp/libcpc-counts.child");
+	perf_ns = pmc_t_perf_stat_task_clock("/tmp/libcpc-counts.child");
 	TH_LOG("libcpc %" PRIu64 " ns, perf stat -t %" PRIu64 " ns", t.last,
 	       perf_ns);
 	EXPECT_TRUE(within_pct(t.last, perf_ns, 2.0));
