@@ -116,6 +116,10 @@ static struct pmc_thr *pmc_thr_find(const struct pmc_obj *pm,
 	return NULL;
 }
 
+/*
+ * A target of @pm for @pid, whose reference it takes over (dropped here if
+ * there is no memory for the target). Owner's lock held.
+ */
 static struct pmc_target *pmc_target_new(struct pmc_obj *pm, struct pid *pid,
 					 bool thread, bool inherit,
 					 bool owner_priv)
@@ -123,11 +127,13 @@ static struct pmc_target *pmc_target_new(struct pmc_obj *pm, struct pid *pid,
 	struct pmc_target *tgt;
 
 	tgt = kzalloc(sizeof(*tgt), GFP_KERNEL);
-	if (!tgt)
+	if (!tgt) {
+		put_pid(pid);
 		return NULL;
+	}
 	tgt->pm = pm;
 	refcount_inc(&pm->refs);
-	tgt->pid = get_pid(pid);
+	tgt->pid = pid;
 	tgt->thread = thread;
 	tgt->inherit = inherit;
 	tgt->owner_priv = owner_priv;
@@ -418,23 +424,33 @@ static int pmc_attach_process(struct pmc_obj *pm, struct task_struct *leader,
 {
 	struct pmc_task_set ts = {};
 	struct pmc_target *tgt;
+	struct pid *tgid;
 	unsigned int i;
 	int ret;
 
-	if (pmc_target_find(pm, task_tgid(leader), false))
-		return -EEXIST;
+	/*
+	 * A reference, not task_tgid(): @leader may be reaped meanwhile,
+	 * and its struct pid freed after a grace period (kzalloc sleeps).
+	 */
+	tgid = get_task_pid(leader, PIDTYPE_TGID);
+	if (!tgid)
+		return -ESRCH;
+	if (pmc_target_find(pm, tgid, false)) {
+		ret = -EEXIST;
+		goto out_put;
+	}
 	ret = pmc_task_set_collect(&ts, leader, false);
 	if (ret)
-		return ret;
+		goto out_put;
 	rcu_read_lock();
 	for (i = 0; i < ts.n && !ret; i++)
 		ret = pmc_task_conflict(pm, ts.tasks[i]);
 	rcu_read_unlock();
 	pmc_task_set_free(&ts);
 	if (ret)
-		return ret;
+		goto out_put;
 
-	tgt = pmc_target_new(pm, task_tgid(leader), false, false, owner_priv);
+	tgt = pmc_target_new(pm, tgid, false, false, owner_priv);
 	if (!tgt)
 		return -ENOMEM;
 	ret = pmc_task_set_collect(&ts, leader, false);
@@ -449,6 +465,10 @@ static int pmc_attach_process(struct pmc_obj *pm, struct task_struct *leader,
 	}
 	pmc_log_pmcattach(pm->owner, pm, leader);
 	return 0;
+
+out_put:
+	put_pid(tgid);
+	return ret;
 }
 
 /* Thread scope: count @task only (and, with @inherit, its new threads). */
@@ -456,18 +476,24 @@ static int pmc_attach_thread(struct pmc_obj *pm, struct task_struct *task,
 			     bool inherit, bool owner_priv)
 {
 	struct pmc_target *tgt;
+	struct pid *pid;
 	int ret;
 
-	if (pmc_target_find(pm, task_pid(task), true) ||
+	pid = get_task_pid(task, PIDTYPE_PID);	/* as in pmc_attach_process() */
+	if (!pid)
+		return -ESRCH;
+	rcu_read_lock();	/* task_tgid(task) stays valid */
+	if (pmc_target_find(pm, pid, true) ||
 	    pmc_target_find(pm, task_tgid(task), false))
-		return -EEXIST;
-	rcu_read_lock();
-	ret = pmc_task_conflict(pm, task);
+		ret = -EEXIST;
+	else
+		ret = pmc_task_conflict(pm, task);
 	rcu_read_unlock();
-	if (ret)
+	if (ret) {
+		put_pid(pid);
 		return ret;
-
-	tgt = pmc_target_new(pm, task_pid(task), true, inherit, owner_priv);
+	}
+	tgt = pmc_target_new(pm, pid, true, inherit, owner_priv);
 	if (!tgt)
 		return -ENOMEM;
 	ret = pmc_thr_attach(tgt, task);
@@ -704,8 +730,8 @@ static void pmc_fork_work_fn(struct callback_head *cb)
 	}
 	ntgt = pmc_target_find(pm, task_tgid(current), false);
 	if (!ntgt)
-		ntgt = pmc_target_new(pm, task_tgid(current), false, false,
-				      tgt->owner_priv);
+		ntgt = pmc_target_new(pm, get_pid(task_tgid(current)), false,
+				      false, tgt->owner_priv);
 	if (ntgt && (pmc_thr_attach(ntgt, current) ||
 		     list_empty(&ntgt->threads)))
 		pmc_target_detach(ntgt, false);

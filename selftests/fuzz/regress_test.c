@@ -370,4 +370,58 @@ TEST_F_TIMEOUT(regress, attach_vs_ring_and_selfread_mmap, 60)
 	close(kfd);
 }
 
+/*
+ * Bug "attach-vs-reap" (found by check-debug: KASAN use-after-free in
+ * pmc_target_new(), then an oops in put_pid(), in core-unload): PMCATTACH
+ * read the target's struct pid with task_tgid() and took its reference
+ * only after kzalloc(), which may sleep; a target reaped meanwhile had its
+ * pid freed after an RCU grace period. Here children reap themselves
+ * (SIGCHLD ignored) while the owner attaches to them: every attach gives
+ * 0 or ESRCH, and the kernel logs no KASAN report (the whole VM run fails
+ * on any oops). Fixed in driver/target.c: get_task_pid() before anything.
+ */
+TEST_F_TIMEOUT(regress, attach_vs_reap, 60)
+{
+	uint64_t end = pmc_t_now_ns(CLOCK_MONOTONIC) + 3000 * MS;
+	int kfd, r, n, attached = 0, gone = 0;
+	char line[512] = "";
+	uint32_t id;
+	pid_t pid;
+
+	if (_metadata->skip)
+		return;
+	kfd = kmsg_open();
+	ASSERT_NE(SIG_ERR, signal(SIGCHLD, SIG_IGN));
+	for (n = 0; n < 5000 && pmc_t_now_ns(CLOCK_MONOTONIC) < end; n++) {
+		ASSERT_EQ(0, pmc_t_alloc_soft(self->fd, PMC_MODE_TC, 0,
+					      PMC_T_SW_TASK_CLOCK, 0, 0, &id));
+		pid = fork();
+		ASSERT_LE(0, pid);
+		if (!pid)
+			_exit(0);
+		/* Attach and detach until the child is gone. */
+		for (;;) {
+			r = pmc_t_attach(self->fd, id, pid, 0);
+			if (r == -ESRCH) {
+				gone++;
+				break;
+			}
+			ASSERT_EQ(0, r) TH_LOG("attach to exiting pid %d", pid);
+			attached++;
+			r = pmc_t_detach(self->fd, id, pid, 0);
+			if (r == -ESRCH)
+				break;	/* its target died with it */
+			ASSERT_EQ(0, r) TH_LOG("detach from exiting pid %d", pid);
+		}
+		ASSERT_EQ(0, pmc_t_release(self->fd, id));
+	}
+	signal(SIGCHLD, SIG_DFL);
+	TH_LOG("%d attaches to exiting children: %d attached, %d ESRCH",
+	       n, attached, gone);
+	EXPECT_FALSE(kmsg_find(kfd, "KASAN", line, sizeof(line)))
+		TH_LOG("kernel: %s", line);
+	if (kfd >= 0)
+		close(kfd);
+}
+
 TEST_HARNESS_MAIN
