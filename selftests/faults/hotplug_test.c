@@ -224,13 +224,16 @@ TEST_F_TIMEOUT(hotplug, process_pmc_follows_thread, 60)
 	ASSERT_EQ(0, pmc_t_read(self->fd, tc, &v));
 	cpu_ns = pmc_t_rusage_ns(&ru);
 	/*
-	 * task-clock against the child's CPU time. rusage also has what the
-	 * child ran before the attach and after perf ended its counter in
-	 * do_exit(): 32 ms on the debug kernel (KASAN, lockdep) on a loaded
-	 * host. Losing the time around the unplug (150 ms) is still caught.
+	 * The child spun 600 ms of its own CPU time, all of it attached and
+	 * counted: losing the time around the unplug (150 ms) falls below
+	 * 90 % of that. rusage bounds the count from above only: it also
+	 * has what the child ran outside the PMC's window, its exit after
+	 * perf ended the counter in do_exit(): once 200 ms above the count
+	 * on the debug kernel on a loaded host.
 	 */
+	TH_LOG("task-clock %llu ns, rusage %llu ns", (unsigned long long)v,
+	       (unsigned long long)cpu_ns);
 	EXPECT_LT(v, cpu_ns + 20 * MS);
-	EXPECT_GT(v + (cpu_ns / 12 > 20 * MS ? cpu_ns / 12 : 20 * MS), cpu_ns);
 	EXPECT_GT(v, spin * 9 / 10);
 	EXPECT_EQ(0, pmc_t_release(self->fd, tc));
 }
