@@ -6,6 +6,7 @@
  * (getrusage, CPU clocks, CLOCK_MONOTONIC); the machine and row information;
  * the Linux extensions (thread scope, multi-read).
  */
+#include <inttypes.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
@@ -411,16 +412,19 @@ TEST(read_set_reads_at_one_instant)
 {
 	pmc_id_t ids[2];
 	pmc_value_t v[2];
-	uint64_t ts, t0, t1, c0, c1;
+	uint64_t ts, t0, t1, c0, c1, i0, i1;
 
 	PMC_INIT_OR_SKIP();
 	PMC_ALLOC_OR_SKIP("SOFT-task-clock", PMC_MODE_TC, 0, PMC_CPU_ANY, &ids[0], 0);
 	PMC_ALLOC_OR_SKIP("SOFT-page-faults", PMC_MODE_TC, 0, PMC_CPU_ANY, &ids[1], 0);
+	/* The CPU clock around the PMC's window (c) and inside it (i). */
 	c0 = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
 	ASSERT_EQ(0, pmc_start(ids[0]));
 	ASSERT_EQ(0, pmc_start(ids[1]));
+	i0 = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
 	ASSERT_EQ(0, touch_pages(NPAGES));
 	spin_cpu_ns(30000000);
+	i1 = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
 	ASSERT_EQ(0, pmc_stop(ids[1]));
 	ASSERT_EQ(0, pmc_stop(ids[0]));
 	c1 = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
@@ -429,7 +433,17 @@ TEST(read_set_reads_at_one_instant)
 	t1 = clock_ns(CLOCK_MONOTONIC);
 	EXPECT_GE(ts, t0);
 	EXPECT_LE(ts, t1);
-	EXPECT_NEAR_PCT(v[0], c1 - c0, 5, 2000000);
+	/*
+	 * Between the two windows, not near the outer one: a vCPU the host
+	 * preempts during the ioctls stretches only the outer one. The CPU
+	 * clock runs up to a few per cent off task-clock under TCG.
+	 */
+	EXPECT_LE(v[0], c1 - c0 + (c1 - c0) / 50 + 200000)
+		TH_LOG("task-clock %" PRIu64 ", CPU clock %" PRIu64 " around",
+		       v[0], c1 - c0);
+	EXPECT_GE(v[0] + v[0] / 20 + 200000, i1 - i0)
+		TH_LOG("task-clock %" PRIu64 ", CPU clock %" PRIu64 " inside",
+		       v[0], i1 - i0);
 	EXPECT_GE(v[1], NPAGES);
 	EXPECT_LE(v[1], NPAGES + 32);
 
