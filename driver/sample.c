@@ -75,9 +75,9 @@ struct pmc_sample {
 
 /*
  * struct pmc_sample_ring - one CPU's samples.
- * @prod:	entries produced; written by the overflow handler only
+ * @prod:	entries produced; written by the handlers only (pmc_sample_commit())
  * @cons:	entries consumed; written by the drain only
- * @nest:	overflow handlers running on this CPU (nesting guard)
+ * @nest:	handlers filling an entry on this CPU (nesting guard)
  * @entries:	nsamples entries of @stride bytes
  */
 struct pmc_sample_ring {
@@ -97,6 +97,35 @@ static inline struct pmc_sample *pmc_sample_at(struct pmc_sample_ring *ring,
 	return (struct pmc_sample *)(ring->entries +
 				     (size_t)(i & (pmc_nsamples - 1)) *
 				     ring->stride);
+}
+
+/*
+ * The next free entry of this CPU's @ring, or NULL when the ring is full
+ * or a handler is already filling one here (nested). A non-NULL entry must
+ * be published with pmc_sample_commit(). NMI-safe.
+ */
+static struct pmc_sample *pmc_sample_reserve(struct pmc_sample_ring *ring)
+{
+	unsigned int prod;
+
+	if (this_cpu_inc_return(pmc_sample_rings.nest) != 1)
+		goto busy;
+	prod = ring->prod;
+	/* Pairs with the drain's release of cons: the slot is free to fill. */
+	if (prod - smp_load_acquire(&ring->cons) >= pmc_nsamples)
+		goto busy;
+	return pmc_sample_at(ring, prod);
+busy:
+	this_cpu_dec(pmc_sample_rings.nest);
+	return NULL;
+}
+
+/* Publish the entry pmc_sample_reserve() gave. NMI-safe. */
+static void pmc_sample_commit(struct pmc_sample_ring *ring)
+{
+	/* The entry is complete before the drain can see it. */
+	smp_store_release(&ring->prod, ring->prod + 1);
+	this_cpu_dec(pmc_sample_rings.nest);
 }
 
 /* ------------------------------------------------------------ capture */
@@ -167,7 +196,6 @@ void pmc_sample_overflow(struct perf_event *event,
 	struct pmc_log_state *log = pmc_log_of(pm->owner);
 	bool ovf = pm->flags & PMC_F_OVF_SIGNAL;
 	struct pmc_sample_ring *ring;
-	unsigned int prod;
 	struct pmc_sample *s;
 
 	/* An OVF_SIGNAL set stops and signals even without a log. */
@@ -181,14 +209,10 @@ void pmc_sample_overflow(struct perf_event *event,
 		return;
 	}
 
-	if (this_cpu_inc_return(pmc_sample_rings.nest) != 1)
-		goto drop;		/* nested in another handler here */
-	prod = ring->prod;
-	/* Pairs with the drain's release of cons: the slot is free to fill. */
-	if (prod - smp_load_acquire(&ring->cons) >= pmc_nsamples)
-		goto drop;		/* full: the drain is behind */
+	s = pmc_sample_reserve(ring);
+	if (!s)
+		goto drop;	/* full (the drain is behind), or nested */
 
-	s = pmc_sample_at(ring, prod);
 	s->kind = ovf ? PMC_SAMPLE_OVERFLOW : PMC_SAMPLE_CALLCHAIN;
 	s->log = log;
 	s->tsc = ktime_get_mono_fast_ns();
@@ -205,9 +229,7 @@ void pmc_sample_overflow(struct perf_event *event,
 		s->group = pm->group;
 		s->signo = pm->signo;
 	}
-	/* The entry is complete before the drain can see it. */
-	smp_store_release(&ring->prod, prod + 1);
-	this_cpu_dec(pmc_sample_rings.nest);
+	pmc_sample_commit(ring);
 
 	atomic64_inc(&pmc_stats.intr_processed);
 	pmc_dbg(PMC_DBG_SAMPLING, PMC_DBG_INTR, pm->id, s->tid,
@@ -216,7 +238,6 @@ void pmc_sample_overflow(struct perf_event *event,
 	return;
 
 drop:
-	this_cpu_dec(pmc_sample_rings.nest);
 	atomic64_inc(&pmc_stats.intr_bufferfull);
 	if (log)
 		atomic64_inc(&log->lost_samples);
@@ -228,17 +249,13 @@ void pmc_sample_map(struct pmc_log_state *log, bool in, pid_t pid,
 {
 	struct pmc_sample_ring *ring = this_cpu_ptr(&pmc_sample_rings);
 	struct pmc_sample *s;
-	unsigned int prod;
 
-	if (unlikely(!ring->entries))
-		goto lost;
-	if (this_cpu_inc_return(pmc_sample_rings.nest) != 1)
-		goto drop;		/* nested in an overflow handler here */
-	prod = ring->prod;
-	/* Pairs with the drain's release of cons: the slot is free to fill. */
-	if (prod - smp_load_acquire(&ring->cons) >= pmc_nsamples)
-		goto drop;
-	s = pmc_sample_at(ring, prod);
+	/* No ring yet, full, or nested in an overflow handler: lost. */
+	s = likely(ring->entries) ? pmc_sample_reserve(ring) : NULL;
+	if (!s) {
+		atomic64_inc(&log->lost_records);
+		return;
+	}
 	s->kind = in ? PMC_SAMPLE_MAP_IN : PMC_SAMPLE_MAP_OUT;
 	s->log = log;
 	s->tsc = ktime_get_mono_fast_ns();
@@ -250,16 +267,8 @@ void pmc_sample_map(struct pmc_log_state *log, bool in, pid_t pid,
 		get_task_struct(current);	/* an atomic increment */
 		s->task = current;
 	}
-	/* The entry is complete before the drain can see it. */
-	smp_store_release(&ring->prod, prod + 1);
-	this_cpu_dec(pmc_sample_rings.nest);
+	pmc_sample_commit(ring);
 	irq_work_queue(&ring->work);
-	return;
-
-drop:
-	this_cpu_dec(pmc_sample_rings.nest);
-lost:
-	atomic64_inc(&log->lost_records);
 }
 
 /* ------------------------------------------------------------ drain */
