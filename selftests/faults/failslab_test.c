@@ -20,8 +20,6 @@
  */
 #include "faults.h"
 
-#include <dirent.h>
-
 #include "kselftest_harness.h"
 
 #define FAIL_NTH	"/proc/thread-self/fail-nth"
@@ -245,37 +243,6 @@ FIXTURE_TEARDOWN(failslab)
 		close(self->fd);
 }
 
-/* Where a hung scenario @pid waits: each thread's syscall and kernel stack. */
-static void dump_hung(pid_t pid)
-{
-	char path[320], line[256];
-	struct dirent *d;
-	FILE *f;
-	DIR *dir;
-
-	snprintf(path, sizeof(path), "/proc/%d/task", pid);
-	dir = opendir(path);
-	if (!dir)
-		return;
-	while ((d = readdir(dir))) {
-		if (d->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%d/task/%s/syscall", pid, d->d_name);
-		f = fopen(path, "re");
-		if (f && fgets(line, sizeof(line), f))
-			fprintf(stderr, "# hung tid %s: syscall %s", d->d_name, line);
-		if (f)
-			fclose(f);
-		snprintf(path, sizeof(path), "/proc/%d/task/%s/stack", pid, d->d_name);
-		f = fopen(path, "re");
-		while (f && fgets(line, sizeof(line), f))
-			fprintf(stderr, "#   %s", line);
-		if (f)
-			fclose(f);
-	}
-	closedir(dir);
-}
-
 /*
  * PMC_FAILSLAB_ONLY="STEP:N" replays one run: the step's name as logged,
  * with '-' for a space (e.g. "start-TS:2").
@@ -317,7 +284,7 @@ TEST_F_TIMEOUT(failslab, every_fault_point, 3000)
 			t0 = flt_now_ns();
 			while (waitpid(pid, &st, WNOHANG) == 0) {
 				if (flt_now_ns() - t0 > 20000000000ULL) {
-					dump_hung(pid);
+					pmc_t_dump_stacks(pid);
 					kill(pid, SIGKILL);
 					waitpid(pid, &st, 0);
 					TH_LOG("step %s, fault point %d: the scenario hung",

@@ -525,18 +525,6 @@ static void fz_on_signal(int sig)
 	raise(sig);
 }
 
-/* Kernel stacks of every task of @pid (root only): what a hang waits on. */
-static void fz_dump_stacks(pid_t pid)
-{
-	char cmd[256];
-
-	snprintf(cmd, sizeof(cmd),
-		 "for t in /proc/%d/task/*; do echo \"# task $t: $(cat $t/comm)\"; "
-		 "sed 's/^/#   /' $t/stack; done 1>&2 2>/dev/null", pid);
-	if (system(cmd) < 0)
-		return;
-}
-
 static void fz_usage(const char *argv0)
 {
 	fprintf(stderr,
@@ -735,7 +723,7 @@ int main(int argc, char **argv)
 				o.timeout);
 			for (i = 0; i < o.procs; i++)
 				if (pids[i])
-					fz_dump_stacks(pids[i]);
+					pmc_t_dump_stacks(pids[i]);
 			atomic_store(&fz_sh->stop, 1);
 			deadline = fz_now_ns() + 10000000000ULL;
 		} else if (hung && fz_now_ns() > deadline) {

@@ -109,6 +109,13 @@ int pmc_t_spin_fn(void *arg);
 uint64_t pmc_t_rusage_ns(const struct rusage *ru);
 
 /*
+ * Where each thread of @pid waits, to stderr as TAP comments: its name,
+ * its system call and its kernel stack (the stack needs root). For a test
+ * or a fuzzer run that hung, before it kills @pid.
+ */
+void pmc_t_dump_stacks(pid_t pid);
+
+/*
  * perf(1) itself as the reference: `perf stat -x, -e task-clock [@opt]
  * @target @pid -o @out` (@target "-p" or "-t"), started with its counter
  * disabled and enabled through its control descriptor. Returns perf's pid

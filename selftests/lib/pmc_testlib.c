@@ -5,6 +5,7 @@
  */
 #include "pmc_test.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -385,6 +386,43 @@ uint64_t pmc_t_rusage_ns(const struct rusage *ru)
 	       1000000000ULL +
 	       ((uint64_t)ru->ru_utime.tv_usec +
 		(uint64_t)ru->ru_stime.tv_usec) * 1000ULL;
+}
+
+/* Copy /proc/@pid/task/@tid/@what to stderr, each line after @prefix. */
+static void pmc_t_dump_file(pid_t pid, const char *tid, const char *what,
+			    const char *prefix)
+{
+	char path[320], line[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%s/%s", pid, tid, what);
+	f = fopen(path, "re");
+	while (f && fgets(line, sizeof(line), f))
+		fprintf(stderr, "%s%s%s", prefix, line,
+			strchr(line, '\n') ? "" : "\n");
+	if (f)
+		fclose(f);
+}
+
+void pmc_t_dump_stacks(pid_t pid)
+{
+	char path[64];
+	struct dirent *d;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	dir = opendir(path);
+	if (!dir)
+		return;
+	while ((d = readdir(dir))) {
+		if (d->d_name[0] == '.')
+			continue;
+		fprintf(stderr, "# task %d/%s:\n", pid, d->d_name);
+		pmc_t_dump_file(pid, d->d_name, "comm", "#   comm ");
+		pmc_t_dump_file(pid, d->d_name, "syscall", "#   syscall ");
+		pmc_t_dump_file(pid, d->d_name, "stack", "#   ");
+	}
+	closedir(dir);
 }
 
 pid_t pmc_t_perf_stat(const char *target, pid_t pid, const char *opt,
