@@ -8,14 +8,12 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/perf_event.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "kselftest_harness.h"
@@ -310,13 +308,6 @@ TEST_F_TIMEOUT(regress, ovf_record_reads_in_process_context, 60)
  */
 TEST_F_TIMEOUT(regress, attach_vs_ring_and_selfread_mmap, 60)
 {
-	struct perf_event_attr attr = {
-		.type = PERF_TYPE_SOFTWARE,
-		.size = sizeof(attr),
-		.config = PERF_COUNT_SW_TASK_CLOCK,
-		.exclude_kernel = 1,
-		.exclude_hv = 1,
-	};
 	const struct pmc_selfread_page *pg;
 	struct pmc_op_pmcallocate pa;
 	long ps = sysconf(_SC_PAGESIZE);
@@ -334,7 +325,7 @@ TEST_F_TIMEOUT(regress, attach_vs_ring_and_selfread_mmap, 60)
 		ASSERT_LE(0, kfd);
 	}
 	/* ctx->mutex -> mmap_lock: perf_read() copies out under the mutex. */
-	pfd = (int)syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
+	pfd = pmc_t_perf_open_ex(0, PMC_T_SW_TASK_CLOCK, false, true);
 	ASSERT_LE(0, pfd);
 	ASSERT_EQ((ssize_t)sizeof(count), read(pfd, &count, sizeof(count)));
 	/* po->lock -> ctx->mutex: the attach makes a kernel counter. */
