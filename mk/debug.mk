@@ -122,8 +122,11 @@ DEBUG_REPORTS := BUG: KASAN|UBSAN:|WARNING: possible|possible circular locking|i
 # the stack that warn_alloc() prints when an injected fault fails a vmalloc
 # (every real report has a header of its own: BUG:, WARNING:, KASAN, ...);
 # kmemleak's own allocation failed by an injected fault (it then scans the
-# whole object: no report, and no leak is missed).
-DEBUG_VM_IGNORE := kmemleak: Kernel memory leak detector initialized|kmemleak: [0-9]+ new suspected memory leaks \(see|kmemleak: Cannot allocate a scan area|Call Trace:|vmalloc error: size|page allocation failure: order
+# whole object: no report, and no leak is missed); mm/vmalloc.c's
+# WARN_ON_ONCE in __alloc_vmap_area(), reached only when the per-CPU
+# preload and its GFP_NOWAIT fallback both fail, i.e. two injected faults
+# in a row (every run here injects faults; the driver is not on its stack).
+DEBUG_VM_IGNORE := kmemleak: Kernel memory leak detector initialized|kmemleak: [0-9]+ new suspected memory leaks \(see|kmemleak: Cannot allocate a scan area|Call Trace:|vmalloc error: size|page allocation failure: order|WARNING: CPU: [0-9]+ PID: [0-9]+ at mm/vmalloc\.c:[0-9]+ (__)?alloc_vmap_area\+
 
 # One guest (part "all") when DEBUG_FILTER picks tests or DEBUG_PARALLEL=0;
 # otherwise one for the suite ("suite") and DEBUG_FUZZ_GUESTS for the

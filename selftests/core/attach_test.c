@@ -98,9 +98,11 @@ TEST_F(attach, counts_an_attached_child_alive_and_exited)
 	 * rusage (the same runtime, from fork to exit) bounds it. Nothing
 	 * tighter holds on a loaded host: a vCPU preempted by the host while
 	 * the child exits stretches the part the child cannot measure.
+	 * rusage comes from the scheduler's runtime clock, which under TCG
+	 * has run up to 4 % below task-clock: 5 % and 2 ms of slack.
 	 */
 	EXPECT_LE(*spent, v);
-	EXPECT_GE(pmc_t_rusage_ns(&ru) + 4000000, v);
+	EXPECT_GE(pmc_t_rusage_ns(&ru) * 21 / 20 + 2000000, v);
 	/* Every target gone: start is ESRCH (hwpmc), detach too. */
 	EXPECT_EQ(0, pmc_t_stop(self->fd, id));
 	EXPECT_EQ(-ESRCH, pmc_t_start(self->fd, id));

@@ -135,7 +135,9 @@ FIXTURE_TEARDOWN(thr)
 /*
  * Run the target @fn: attach when it is ready, let it go, and check the
  * PMC saw at least what every thread measured from its first line (so no
- * thread is missed) and no more than the process's rusage.
+ * thread is missed) and no more than the process's rusage (the
+ * scheduler's runtime clock, up to 4 % below task-clock under TCG: 5 %
+ * and 2 ms of slack).
  */
 static void run_mt(struct __test_metadata *_metadata, FIXTURE_DATA(thr) *self,
 		   int (*fn)(void *))
@@ -166,7 +168,7 @@ static void run_mt(struct __test_metadata *_metadata, FIXTURE_DATA(thr) *self,
 	       (unsigned long long)pmc_t_rusage_ns(&ru));
 	EXPECT_LE(7 * THREAD_NS, m->user_ns);
 	EXPECT_LE(m->user_ns, v);
-	EXPECT_GE(pmc_t_rusage_ns(&ru) + 2000000, v);
+	EXPECT_GE(pmc_t_rusage_ns(&ru) * 21 / 20 + 2000000, v);
 	EXPECT_EQ(0, pmc_t_release(self->fd, id));
 }
 

@@ -229,11 +229,12 @@ TEST_F_TIMEOUT(hotplug, process_pmc_follows_thread, 60)
 	 * 90 % of that. rusage bounds the count from above only: it also
 	 * has what the child ran outside the PMC's window, its exit after
 	 * perf ended the counter in do_exit(): once 200 ms above the count
-	 * on the debug kernel on a loaded host.
+	 * on the debug kernel on a loaded host. It is the scheduler's
+	 * runtime clock, up to 4 % below task-clock under TCG: 5 % slack.
 	 */
 	TH_LOG("task-clock %llu ns, rusage %llu ns", (unsigned long long)v,
 	       (unsigned long long)cpu_ns);
-	EXPECT_LT(v, cpu_ns + 20 * MS);
+	EXPECT_LT(v, cpu_ns * 21 / 20 + 20 * MS);
 	EXPECT_GT(v, spin * 9 / 10);
 	EXPECT_EQ(0, pmc_t_release(self->fd, tc));
 }

@@ -412,13 +412,13 @@ TEST(read_set_reads_at_one_instant)
 {
 	pmc_id_t ids[2];
 	pmc_value_t v[2];
-	uint64_t ts, t0, t1, c0, c1, i0, i1;
+	uint64_t ts, t0, t1, w0, w1, i0, i1;
 
 	PMC_INIT_OR_SKIP();
 	PMC_ALLOC_OR_SKIP("SOFT-task-clock", PMC_MODE_TC, 0, PMC_CPU_ANY, &ids[0], 0);
 	PMC_ALLOC_OR_SKIP("SOFT-page-faults", PMC_MODE_TC, 0, PMC_CPU_ANY, &ids[1], 0);
-	/* The CPU clock around the PMC's window (c) and inside it (i). */
-	c0 = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
+	/* Wall time around the PMC's window (w), CPU time inside it (i). */
+	w0 = clock_ns(CLOCK_MONOTONIC);
 	ASSERT_EQ(0, pmc_start(ids[0]));
 	ASSERT_EQ(0, pmc_start(ids[1]));
 	i0 = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
@@ -427,20 +427,22 @@ TEST(read_set_reads_at_one_instant)
 	i1 = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
 	ASSERT_EQ(0, pmc_stop(ids[1]));
 	ASSERT_EQ(0, pmc_stop(ids[0]));
-	c1 = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
+	w1 = clock_ns(CLOCK_MONOTONIC);
 	t0 = clock_ns(CLOCK_MONOTONIC);
 	PMC_OK_OR_SKIP(pmc_read_set(2, ids, v, &ts), "PMCREADSET");
 	t1 = clock_ns(CLOCK_MONOTONIC);
 	EXPECT_GE(ts, t0);
 	EXPECT_LE(ts, t1);
 	/*
-	 * Between the two windows, not near the outer one: a vCPU the host
-	 * preempts during the ioctls stretches only the outer one. The CPU
-	 * clock runs up to a few per cent off task-clock under TCG.
+	 * At most the wall time around the window (the process has one
+	 * thread), at least the CPU time inside it. Not the CPU clock
+	 * around it: under TCG that clock ran 4 % below task-clock once
+	 * (35.3 against 34.0 ms), and a vCPU the host preempts during
+	 * the ioctls stretches any outer window.
 	 */
-	EXPECT_LE(v[0], c1 - c0 + (c1 - c0) / 50 + 200000)
-		TH_LOG("task-clock %" PRIu64 ", CPU clock %" PRIu64 " around",
-		       v[0], c1 - c0);
+	EXPECT_LE(v[0], w1 - w0 + (w1 - w0) / 100 + 100000)
+		TH_LOG("task-clock %" PRIu64 ", wall time %" PRIu64 " around",
+		       v[0], w1 - w0);
 	EXPECT_GE(v[0] + v[0] / 20 + 200000, i1 - i0)
 		TH_LOG("task-clock %" PRIu64 ", CPU clock %" PRIu64 " inside",
 		       v[0], i1 - i0);
