@@ -45,34 +45,46 @@ FIXTURE_TEARDOWN(ops)
  */
 TEST_F(ops, process_task_clock_counts_own_cpu_time)
 {
-	uint64_t t0, t1, ref, v;
+	uint64_t o0, o1, i0, i1, ref, v;
 	uint32_t id;
 	int pfd = pmc_t_perf_open(0, PMC_T_SW_TASK_CLOCK);
 
 	ASSERT_LE(0, pfd);
 	ASSERT_EQ(0, pmc_t_alloc_soft(self->fd, PMC_MODE_TC, 0,
 				      PMC_T_SW_TASK_CLOCK, 0, 0, &id));
-	/* perf's own task-clock on this thread, around start..stop. */
-	t0 = pmc_t_now_ns(CLOCK_PROCESS_CPUTIME_ID);
+	/*
+	 * perf's own task-clock on this thread around start..stop, and the
+	 * CPU clock read around (o) and inside (i) the PMC's window.
+	 */
+	o0 = pmc_t_now_ns(CLOCK_PROCESS_CPUTIME_ID);
 	ASSERT_EQ(0, pmc_t_perf_enable(pfd));
 	ASSERT_EQ(0, pmc_t_start(self->fd, id));
+	i0 = pmc_t_now_ns(CLOCK_PROCESS_CPUTIME_ID);
 	pmc_t_spin_ns(200000000);
+	i1 = pmc_t_now_ns(CLOCK_PROCESS_CPUTIME_ID);
 	ASSERT_EQ(0, pmc_t_stop(self->fd, id));
 	ASSERT_EQ(0, pmc_t_perf_disable(pfd));
-	t1 = pmc_t_now_ns(CLOCK_PROCESS_CPUTIME_ID);
+	o1 = pmc_t_now_ns(CLOCK_PROCESS_CPUTIME_ID);
 	ASSERT_EQ(0, pmc_t_perf_read(pfd, &ref));
 	ASSERT_EQ(0, pmc_t_read(self->fd, id, &v));
-	TH_LOG("task-clock %llu ns, perf %llu ns, CPU time %llu ns",
+	TH_LOG("task-clock %llu ns, perf %llu ns, CPU time %llu ns inside, %llu ns around",
 	       (unsigned long long)v, (unsigned long long)ref,
-	       (unsigned long long)(t1 - t0));
+	       (unsigned long long)(i1 - i0), (unsigned long long)(o1 - o0));
+	/*
+	 * PMC <= perf, and perf - PMC is at most what ran between the outer
+	 * and inner readings (the start and stop ioctls: milliseconds each
+	 * on the debug kernel), with 2 % for the two clocks' differences.
+	 * The PMC saw all of the spin (the CPU clock runs up to 4 % below
+	 * task-clock under TCG, never above).
+	 */
 	EXPECT_GE(ref, v);
-	EXPECT_TRUE(near(v, ref, 2.0, 1000000));
-	EXPECT_TRUE(near(v, t1 - t0, 5.0, 2000000));
+	EXPECT_GE((o1 - o0) - (i1 - i0) + ref / 50 + 200000, ref - v);
+	EXPECT_GE(v + v / 50 + 200000, i1 - i0);
 	close(pfd);
 	/* Stopped: the value does not move. */
 	pmc_t_spin_ns(20000000);
-	ASSERT_EQ(0, pmc_t_read(self->fd, id, &t0));
-	EXPECT_EQ(v, t0);
+	ASSERT_EQ(0, pmc_t_read(self->fd, id, &ref));
+	EXPECT_EQ(v, ref);
 	EXPECT_EQ(0, pmc_t_release(self->fd, id));
 }
 

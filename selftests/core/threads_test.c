@@ -241,14 +241,20 @@ static void worker_start(struct worker *w, pthread_t *t, bool spawn)
 	pthread_create(t, NULL, worker_fn, w);
 	while (!__atomic_load_n(&w->tid, __ATOMIC_ACQUIRE))
 		usleep(1000);
+	pmc_t_wait_sleeping(w->tid);	/* blocked on its gate */
 }
 
+/*
+ * Let the worker run once; return when it is blocked again, so none of its
+ * CPU time falls between a perf counter's window and a PMC's around this.
+ */
 static void worker_run(struct worker *w)
 {
 	char b = 'g';
 
 	if (write(w->gate[1], &b, 1) != 1 || read(w->done[0], &b, 1) != 1)
 		abort();
+	pmc_t_wait_sleeping(w->tid);
 }
 
 static void worker_end(struct worker *w, pthread_t t)

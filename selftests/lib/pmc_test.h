@@ -97,6 +97,11 @@ struct pmc_t_child {
 	int go_fd;		/* write end: one byte starts the child */
 };
 int pmc_t_child_start(struct pmc_t_child *c, int (*fn)(void *), void *arg);
+/*
+ * Wait (up to 10 s) until task @pid (a process or a thread id) is neither
+ * running nor runnable, e.g. blocked on the pipe it waits on next.
+ */
+void pmc_t_wait_sleeping(pid_t pid);
 int pmc_t_child_go(struct pmc_t_child *c);
 /* Wait for the child: its wait status, and its rusage if @ru. */
 int pmc_t_child_wait(struct pmc_t_child *c, int *status, struct rusage *ru);

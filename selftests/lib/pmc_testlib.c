@@ -293,7 +293,7 @@ int pmc_t_spin_fn(void *arg)
  * on its go pipe, and on a slow guest that CPU time would land in a PMC
  * attached right after pmc_t_child_start().
  */
-static void pmc_t_wait_sleeping(pid_t pid)
+void pmc_t_wait_sleeping(pid_t pid)
 {
 	char path[64], buf[256], *state;
 	int fd, i;
