@@ -248,8 +248,12 @@ TEST(ts_sampling_log_every_record_accounted_for)
 
 	/* One sample per period of CPU time. */
 	EXPECT_SAMPLES(c.samples, c1 - c0, s0, s1);
-	/* Most in user space (spin_cpu_ns() reads its clock seldom). */
-	EXPECT_GE(c.user_samples * 2, c.samples);
+	/*
+	 * Many in user space (spin_cpu_ns() reads its clock seldom): most
+	 * on the Debian kernel, 47 % once on the debug kernel on a loaded
+	 * host, whose interrupt work is slow enough to take many samples.
+	 */
+	EXPECT_GE(c.user_samples * 4, c.samples);
 	EXPECT_EQ(c.user_samples, c.user_in_maps);
 
 	/* Nothing else: the rest are mapping records of this process. */

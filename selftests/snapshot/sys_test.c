@@ -57,7 +57,7 @@ TEST_F(sys, set_records_at_the_period_share_timestamps)
 	static const struct pmclog_snapshot *ra[MAXREC], *rb[MAXREC];
 	uint32_t ids[2];
 	uint64_t t0, t1, v[2], expect;
-	size_t na, nb, i;
+	size_t na, nb, i, j, shared;
 	int64_t a, b;
 
 	RETURN_IF_SKIPPED();
@@ -87,11 +87,18 @@ TEST_F(sys, set_records_at_the_period_share_timestamps)
 	       (unsigned long long)((t1 - t0) / 1000000),
 	       (unsigned long long)expect);
 	ASSERT_LE(2, na);
+	ASSERT_LE(2, nb);
 	ASSERT_GE(MAXREC, na);
 	/* The timer's records, then the one written at the stop. */
 	EXPECT_LE(expect * 7 / 10, na - 1);
 	EXPECT_GE(expect * 13 / 10, na - 1);
-	EXPECT_EQ(na, nb);
+	/*
+	 * A period may end between the two starts (a record of a alone) or
+	 * between the two stops (of b alone): they are milliseconds apart
+	 * on the debug kernel. Every other period gives both one record.
+	 */
+	EXPECT_GE(na + 1, nb);
+	EXPECT_GE(nb + 1, na);
 	for (i = 0; i < na; i++) {
 		EXPECT_EQ(0, ra[i]->pl_cpu);
 		EXPECT_EQ(0, ra[i]->pl_tid);
@@ -100,10 +107,25 @@ TEST_F(sys, set_records_at_the_period_share_timestamps)
 		EXPECT_GE(t1, ra[i]->pl_hdr.pl_tsc);
 		if (i)
 			EXPECT_LE(ra[i - 1]->pl_value, ra[i]->pl_value);
-		/* One timestamp per set (the two stops are two instants). */
-		if (i + 1 < na && i < nb)
-			EXPECT_EQ(ra[i]->pl_hdr.pl_tsc, rb[i]->pl_hdr.pl_tsc);
 	}
+	/*
+	 * One timestamp per set: each timer record of a from b's first to
+	 * b's last timer record has a record of b with its timestamp (the
+	 * records written at the two stops are two instants).
+	 */
+	for (i = 0, j = 0, shared = 0; i + 1 < na; i++) {
+		uint64_t ts = ra[i]->pl_hdr.pl_tsc;
+
+		if (ts < rb[0]->pl_hdr.pl_tsc || ts > rb[nb - 2]->pl_hdr.pl_tsc)
+			continue;
+		while (j + 2 < nb && rb[j]->pl_hdr.pl_tsc < ts)
+			j++;
+		EXPECT_EQ(ts, rb[j]->pl_hdr.pl_tsc)
+			TH_LOG("record %zu of a (%llu ns) has no twin in b", i,
+			       (unsigned long long)ts);
+		shared++;
+	}
+	EXPECT_GE(shared + 2, na - 1);
 	/* Stopped: the last record is the value PMCREADSET returns. */
 	EXPECT_EQ(v[0], ra[na - 1]->pl_value);
 	EXPECT_EQ(v[1], rb[nb - 1]->pl_value);
