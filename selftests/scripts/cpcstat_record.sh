@@ -74,7 +74,13 @@ check "${names[6]}" 'echo "$out" | grep -qE "^hot3to1;(.*;)?main;hot_three [0-9]
 
 env --default-signal=INT "$CPCSTAT" record -q -o "$TMP/int.log" "$hot" 20 > /dev/null 2> "$TMP/int.err" &
 pid=$!
-sleep 2
+# Interrupt once the command has run a while: on a slow guest (the debug
+# kernel) record's start-up alone took over 2 s.
+for _ in $(seq 300); do
+	pgrep -P $pid -x hot3to1 > /dev/null && break
+	sleep 0.1
+done
+sleep 1
 kill -INT $pid
 wait $pid; rc=$?
 out=$("$CPCSTAT" report -i "$TMP/int.log" 2>&1); rrc=$?
@@ -83,7 +89,7 @@ check "${names[7]}" '[ $rc -eq 130 ] && [ $rrc -eq 0 ] && ! echo "$out" | grep -
 $(cat "$TMP/int.err")
 $out"
 
-"$hot" 6 > /dev/null &
+"$hot" 120 > /dev/null &	# outlives record; killed after it
 target=$!
 sleep 0.5
 "$CPCSTAT" record -q -p $target -d 1.5 -o "$TMP/pid.log" 2> "$TMP/pid.err"; rc=$?
@@ -93,7 +99,7 @@ check "${names[8]}" '[ $rc -eq 0 ] && echo "$out" | grep -qE " hot_three +hot3to
 	"$(cat "$TMP/pid.err")
 $out"
 
-"$hot" 6 > /dev/null &
+"$hot" 120 > /dev/null &	# outlives record; killed after it
 target=$!
 sleep 0.5
 "$CPCSTAT" record -q -a -d 1.5 -o "$TMP/all.log" 2> "$TMP/all.err"; rc=$?

@@ -74,7 +74,7 @@ out=$("$CPUTRACK" -fe -T 0 -c task-clock "$PROGS/spin" 0.2 0 "$PROGS/spin" 0.3 2
 check "${names[6]}" 'echo "$out" | grep -qE "^  0\.000 +[0-9]+ $lwp1       exec {21}# '"'"'$PROGS/spin 0.3'"'"'\$" &&
 	[ "$(echo "$out" | grep -cE "       exit ")" -eq 2 ]' "$out"
 
-"$PROGS/spin" 5 &
+"$PROGS/spin" 120 &	# outlives cputrack (a slow guest's start-up); killed after
 target=$!
 sleep 0.3
 out=$("$CPUTRACK" -p $target -N 2 -T 0.3 -c task-clock 2>&1); rc=$?
