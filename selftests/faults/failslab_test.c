@@ -20,9 +20,6 @@
  */
 #include "faults.h"
 
-#include <sys/rseq.h>
-#include <sys/syscall.h>
-
 #include "kselftest_harness.h"
 
 #define FAIL_NTH	"/proc/thread-self/fail-nth"
@@ -145,28 +142,6 @@ static int step(struct scen *s, int k)
 #define X_BAD_ERRNO	99
 
 /*
- * Unregister the thread's rseq area (glibc registers one). With fail-nth
- * counting user pages too, the fault it fails can be the copy-on-write of
- * that area after fork(): the kernel then cannot update it on the way back
- * to user space and kills the task with SIGSEGV (kernel/rseq.c), which
- * says nothing about the driver.
- */
-static void rseq_unregister(void)
-{
-	struct rseq *rs;
-
-	if (!__rseq_size)
-		return;
-	rs = (struct rseq *)((char *)__builtin_thread_pointer() + __rseq_offset);
-	/*
-	 * The length must be the registered one: 32 bytes in Debian 12's
-	 * glibc, whose __rseq_size says 20 (the size of the fields in use).
-	 */
-	if (syscall(SYS_rseq, rs, 32, RSEQ_FLAG_UNREGISTER, RSEQ_SIG))
-		syscall(SYS_rseq, rs, __rseq_size, RSEQ_FLAG_UNREGISTER, RSEQ_SIG);
-}
-
-/*
  * The scenario with the @nth fault point of step @k failed (a fresh
  * process). The pipe's reading end is drained by a thread-less trick: it
  * is non-blocking and read after the flush.
@@ -178,7 +153,7 @@ static void scenario(int k, int nth)
 	char buf[64];
 	int nfd, i, r, injected = 0;
 
-	rseq_unregister();
+	pmc_t_rseq_off();	/* fail-nth may fail its page: SIGSEGV */
 	if (pipe2(s.pipe, O_NONBLOCK))
 		_exit(2);
 	nfd = open(FAIL_NTH, O_RDWR | O_CLOEXEC);

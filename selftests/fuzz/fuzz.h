@@ -101,6 +101,15 @@ static inline bool fz_sh_unpriv_sys(void)
 /* A failure: counted, printed with the seed and kept for the summary. */
 void fz_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/*
+ * With --faults, keep injected faults from making the kernel kill the
+ * calling thread with SIGSEGV (fuzz_main.c): no rseq area, and a signal
+ * stack of its own. Returns that stack (NULL without --faults, or when
+ * none could be set up) for fz_fault_guard_off() at the thread's end.
+ */
+void *fz_fault_guard_on(void);
+void fz_fault_guard_off(void *stack);
+
 /* ---------------------------------------------------------------- workers */
 
 #define FZ_NFD		4	/* /dev/pmc descriptors per worker */

@@ -191,11 +191,63 @@ static void fz_crash(int sig, siginfo_t *si, void *uc_)
 	raise(sig);
 }
 
-/* The signals an OVF_SIGNAL PMC may send (fuzz_ops.c): caught, harmless. */
+#define FZ_ALTSTACK_SIZE	(64 * 1024)
+
+/*
+ * With --faults: no rseq area (pmc_t_rseq_off(): why), and a signal stack.
+ * The kernel writes each signal frame on the thread's stack; the page
+ * it needs (a fresh one, or a copy of one that fork() made shared) may
+ * fail, and the kernel then raises SIGSEGV, fatal when the frame was for
+ * SIGSEGV itself: a worker "killed by signal 11" with no report. So each
+ * thread takes its frames on a stack whose pages are present now and that
+ * fork() leaves alone (MADV_WIPEONFORK: the parent's pages stay writable).
+ */
+void *fz_fault_guard_on(void)
+{
+	stack_t ss = { .ss_size = FZ_ALTSTACK_SIZE };
+	char *m;
+
+	if (!fz_sh->faults)
+		return NULL;
+	pmc_t_rseq_off();
+	m = mmap(NULL, FZ_ALTSTACK_SIZE, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		return NULL;
+	if (madvise(m, FZ_ALTSTACK_SIZE, MADV_WIPEONFORK)) {
+		munmap(m, FZ_ALTSTACK_SIZE);
+		return NULL;
+	}
+	for (size_t off = 0; off < FZ_ALTSTACK_SIZE; off += 4096)
+		m[off] = 0;
+	ss.ss_sp = m;
+	if (sigaltstack(&ss, NULL)) {
+		munmap(m, FZ_ALTSTACK_SIZE);
+		return NULL;
+	}
+	return m;
+}
+
+void fz_fault_guard_off(void *stack)
+{
+	stack_t ss = { .ss_flags = SS_DISABLE };
+
+	if (!stack)
+		return;
+	sigaltstack(&ss, NULL);
+	munmap(stack, FZ_ALTSTACK_SIZE);
+}
+
+/*
+ * The signals an OVF_SIGNAL PMC may send (fuzz_ops.c): caught, harmless.
+ * SA_ONSTACK: on the thread's fz_fault_guard_on() stack where it has one.
+ */
 static void fz_worker_signals(void)
 {
-	struct sigaction sa = { .sa_handler = fz_signal_noop, .sa_flags = SA_RESTART };
-	struct sigaction crash = { .sa_sigaction = fz_crash, .sa_flags = SA_SIGINFO };
+	struct sigaction sa = { .sa_handler = fz_signal_noop,
+				.sa_flags = SA_RESTART | SA_ONSTACK };
+	struct sigaction crash = { .sa_sigaction = fz_crash,
+				   .sa_flags = SA_SIGINFO | SA_ONSTACK };
 	int s;
 
 	sigemptyset(&crash.sa_mask);
@@ -220,22 +272,26 @@ struct fz_sinker {
 static void *fz_sink_main(void *arg)
 {
 	struct fz_proc *p = arg;
+	void *stack = fz_fault_guard_on();
 
 	while (!atomic_load(&p->done)) {
 		fz_sinks_service(p);
 		usleep(1000);
 	}
+	fz_fault_guard_off(stack);
 	return NULL;
 }
 
 static void *fz_thread_main(void *arg)
 {
 	struct fz_thread *t = arg;
+	void *stack = fz_fault_guard_on();
 	uint64_t i;
 
 	if (fz_thread_init(t)) {
 		if (!fz_sh->faults)	/* an injected fault is no failure */
 			fz_fail("thread setup failed: %s", strerror(errno));
+		fz_fault_guard_off(stack);
 		return NULL;
 	}
 	atomic_store(&t->p->tids[t->index & 15], t->tid);
@@ -245,6 +301,7 @@ static void *fz_thread_main(void *arg)
 			fz_children_reap(t->p, false);
 	}
 	atomic_store(&t->p->tids[t->index & 15], 0);
+	fz_fault_guard_off(stack);
 	return NULL;
 }
 
@@ -267,6 +324,7 @@ static int fz_worker(const struct fz_opts *o, int index, bool unpriv, uint64_t b
 	 * makes: armed while still root (uid 65534 may not write it), so the
 	 * setup retries what an injected fault failed.
 	 */
+	fz_fault_guard_on();	/* the main thread's, until the worker exits */
 	if (fz_sh->faults && flt_set("/proc/self/make-it-fail", "1"))
 		fz_fail("worker %d: cannot write /proc/self/make-it-fail", index);
 	ret = unpriv ? pmc_t_drop_privileges() : 0;

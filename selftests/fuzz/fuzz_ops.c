@@ -1546,6 +1546,7 @@ static void *fz_helper_main(void *arg)
 		.pm_md = { .pm_type = PERF_TYPE_SOFTWARE, .pm_config = 1 } };
 	struct pmc_op_pmcattach a = { .pm_flags = PMC_ATTACH_F_THREAD };
 	struct pmc_op_simple s;
+	void *stack = fz_fault_guard_on();
 
 	atomic_store(&h->tid, fz_gettid());
 	if (fz_chance(&r, 30)) {
@@ -1562,6 +1563,7 @@ static void *fz_helper_main(void *arg)
 	fz_spin(fz_below(&r, 500));
 	if (fz_chance(&r, 30))
 		ioctl(h->fd, PMC_IOC_PMCRELEASE, &s);
+	fz_fault_guard_off(stack);
 	return NULL;
 }
 

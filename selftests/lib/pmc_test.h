@@ -102,6 +102,8 @@ int pmc_t_child_start(struct pmc_t_child *c, int (*fn)(void *), void *arg);
  * running nor runnable, e.g. blocked on the pipe it waits on next.
  */
 void pmc_t_wait_sleeping(pid_t pid);
+/* Unregister the calling thread's rseq area (see pmc_testlib.c: why). */
+void pmc_t_rseq_off(void);
 int pmc_t_child_go(struct pmc_t_child *c);
 /* Wait for the child: its wait status, and its rusage if @ru. */
 int pmc_t_child_wait(struct pmc_t_child *c, int *status, struct rusage *ru);

@@ -19,6 +19,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/rseq.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -285,6 +286,26 @@ int pmc_t_spin_fn(void *arg)
 {
 	pmc_t_spin_ns(*(uint64_t *)arg);
 	return 0;
+}
+
+/*
+ * Unregisters the calling thread's rseq area (glibc registers one per
+ * thread). With allocation faults injected (fail-nth, make-it-fail), the
+ * kernel's update of that area on the way back to user space can fail:
+ * after a fork() its page is copy-on-write and the copy needs a page. The
+ * kernel then raises SIGSEGV (kernel/rseq.c), fatal during a signal's
+ * delivery, which says nothing about the driver. The length must be the
+ * registered one: 32 bytes in Debian 12's glibc, whose __rseq_size says 20.
+ */
+void pmc_t_rseq_off(void)
+{
+	struct rseq *rs;
+
+	if (!__rseq_size)
+		return;
+	rs = (struct rseq *)((char *)__builtin_thread_pointer() + __rseq_offset);
+	if (syscall(SYS_rseq, rs, 32, RSEQ_FLAG_UNREGISTER, RSEQ_SIG))
+		syscall(SYS_rseq, rs, __rseq_size, RSEQ_FLAG_UNREGISTER, RSEQ_SIG);
 }
 
 /*
