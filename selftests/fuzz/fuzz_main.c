@@ -30,6 +30,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -287,8 +288,13 @@ static void *fz_thread_main(void *arg)
 	struct fz_thread *t = arg;
 	void *stack = fz_fault_guard_on();
 	uint64_t i;
+	int k, ret;
 
-	if (fz_thread_init(t)) {
+	/* Its buffers: retried while injected faults fail them (--faults). */
+	ret = fz_thread_init(t);
+	for (k = 0; ret && fz_sh->faults && k < 100; k++)
+		ret = fz_thread_init(t);
+	if (ret) {
 		if (!fz_sh->faults)	/* an injected fault is no failure */
 			fz_fail("thread setup failed: %s", strerror(errno));
 		fz_fault_guard_off(stack);
@@ -328,8 +334,9 @@ static int fz_worker(const struct fz_opts *o, int index, bool unpriv, uint64_t b
 	if (fz_sh->faults && flt_set("/proc/self/make-it-fail", "1"))
 		fz_fail("worker %d: cannot write /proc/self/make-it-fail", index);
 	ret = unpriv ? pmc_t_drop_privileges() : 0;
-	for (k = 0; ret && fz_sh->faults && k < 100; k++)
-		ret = pmc_t_drop_privileges();
+	for (k = 0; ret && fz_sh->faults && k < 100; k++)	/* setuid() done: the rest */
+		ret = getuid() == PMC_TEST_NOBODY ?
+		      (prctl(PR_SET_DUMPABLE, 1) ? -errno : 0) : pmc_t_drop_privileges();
 	if (ret) {
 		if (fz_sh->faults)
 			return 0;

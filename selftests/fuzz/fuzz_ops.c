@@ -100,24 +100,38 @@ static __thread char *fz_ro_view;	/* ... and its read-only view */
 static __thread char *fz_edge;		/* a RW page followed by PROT_NONE */
 static __thread char fz_scratch[4096 + 64] __attribute__((aligned(64)));
 
+/* All or nothing (--faults retries it): what was mapped is unmapped on failure. */
 static int fz_thread_bufs(size_t page)
 {
+	size_t two_len = (FZ_EDGE_PAGES + 1) * page;
 	int mfd = memfd_create("pmc-fuzz", MFD_CLOEXEC);
-	char *two;
+	char *two = MAP_FAILED;
 
-	if (mfd < 0 || ftruncate(mfd, (off_t)page))
+	fz_rw_view = fz_ro_view = MAP_FAILED;
+	if (mfd < 0)
 		return -1;
+	if (ftruncate(mfd, (off_t)page))
+		goto fail;
 	fz_rw_view = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_SHARED, mfd, 0);
 	fz_ro_view = mmap(NULL, page, PROT_READ, MAP_SHARED, mfd, 0);
-	close(mfd);
-	two = mmap(NULL, (FZ_EDGE_PAGES + 1) * page, PROT_READ | PROT_WRITE,
+	two = mmap(NULL, two_len, PROT_READ | PROT_WRITE,
 		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (fz_rw_view == MAP_FAILED || fz_ro_view == MAP_FAILED ||
 	    two == MAP_FAILED ||
 	    mprotect(two + FZ_EDGE_PAGES * page, page, PROT_NONE))
-		return -1;
+		goto fail;
+	close(mfd);
 	fz_edge = two + FZ_EDGE_PAGES * page;	/* the guard page; data ends before it */
 	return 0;
+fail:
+	if (fz_rw_view != MAP_FAILED)
+		munmap(fz_rw_view, page);
+	if (fz_ro_view != MAP_FAILED)
+		munmap(fz_ro_view, page);
+	if (two != MAP_FAILED)
+		munmap(two, two_len);
+	close(mfd);
+	return -1;
 }
 
 /* A bad pointer of kind @pl (PL_NULL .. PL_NONCANON), for nested pointers. */
