@@ -235,13 +235,18 @@ static int pmc_open(struct inode *inode, struct file *file)
 	pf->tgid = get_pid(task_tgid(current));
 	mutex_init(&pf->lock);
 
-	ret = pmc_perfmon_open(pf);
+	ret = pmc_core_open_file(pf);
 	if (ret)
 		goto err_free;
+	ret = pmc_perfmon_open(pf);
+	if (ret)
+		goto err_core;
 
 	file->private_data = pf;
 	return nonseekable_open(inode, file);
 
+err_core:
+	pmc_core_release_file(pf);
 err_free:
 	put_pid(pf->tgid);
 	kfree(pf);

@@ -56,17 +56,17 @@ static void pmc_owner_exit_work(struct callback_head *cb)
 static struct pmc_owner *pmc_owner_create(struct pmc_file *pf)
 {
 	struct pmc_owner *po;
-	int ret;
 
+	/*
+	 * The fork/exec/exit probes that watch every owner (its exit, its
+	 * logs) are held by its file, from open() on: the ring's mmap creates
+	 * an owner under mmap_lock, and registering a tracepoint there would
+	 * order mmap_lock before tracepoints_mutex and cpu_hotplug_lock
+	 * (lockdep: a cycle through perf's cpuctx_mutex and perf_read()).
+	 */
 	po = kzalloc(sizeof(*po), GFP_KERNEL);
 	if (!po)
 		return ERR_PTR(-ENOMEM);
-	/* The fork/exec/exit probes watch every owner (its exit, its logs). */
-	ret = pmc_hooks_get();
-	if (ret) {
-		kfree(po);
-		return ERR_PTR(ret);
-	}
 	po->pf = pf;
 	po->tgid = get_pid(pf->tgid);
 	mutex_init(&po->lock);
@@ -154,7 +154,12 @@ void pmc_owner_teardown(struct pmc_owner *po)
 	 */
 	synchronize_rcu();
 	pmc_log_owner_exit(po);
-	pmc_hooks_put();
+}
+
+int pmc_core_open_file(struct pmc_file *pf)
+{
+	/* The probes the file's owner will need (pmc_owner_create()). */
+	return pmc_hooks_get();
 }
 
 void pmc_core_release_file(struct pmc_file *pf)
@@ -162,14 +167,15 @@ void pmc_core_release_file(struct pmc_file *pf)
 	struct pmc_owner *po = pf->owner;
 
 	/* The last reference to the file: no op of it runs any more. */
-	if (!po)
-		return;
-	mutex_lock(&po->lock);
-	pmc_owner_teardown(po);
-	po->pf = NULL;
-	mutex_unlock(&po->lock);
-	pf->owner = NULL;
-	pmc_owner_put(po);
+	if (po) {
+		mutex_lock(&po->lock);
+		pmc_owner_teardown(po);
+		po->pf = NULL;
+		mutex_unlock(&po->lock);
+		pf->owner = NULL;
+		pmc_owner_put(po);
+	}
+	pmc_hooks_put();	/* pmc_core_open_file()'s */
 }
 
 /*

@@ -153,11 +153,12 @@ int pmc_perfmon_open(struct pmc_file *pf);
 void pmc_perfmon_release(struct pmc_file *pf);
 
 /*
- * Hooks of the core (core.c) called by main.c: module init/exit and the end of
- * an open file. Process context.
+ * Hooks of the core (core.c, owner.c) called by main.c: module init/exit and
+ * the start and end of an open file. Process context.
  */
 int pmc_core_init(void);
 void pmc_core_exit(void);
+int pmc_core_open_file(struct pmc_file *pf);
 void pmc_core_release_file(struct pmc_file *pf);
 
 /* mmap/poll of the owner's ring (ring.c). Process context. */
