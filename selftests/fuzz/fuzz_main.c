@@ -30,7 +30,6 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -325,18 +324,17 @@ static int fz_worker(const struct fz_opts *o, int index, bool unpriv, uint64_t b
 	p->unpriv = unpriv;
 	p->pid = getpid();
 	fz_worker_signals();
+	fz_fault_guard_on();	/* the main thread's, until the worker exits */
 	/*
 	 * Fault injection (--faults) for this process and the threads it
 	 * makes: armed while still root (uid 65534 may not write it), so the
 	 * setup retries what an injected fault failed.
 	 */
-	fz_fault_guard_on();	/* the main thread's, until the worker exits */
 	if (fz_sh->faults && flt_set("/proc/self/make-it-fail", "1"))
 		fz_fail("worker %d: cannot write /proc/self/make-it-fail", index);
 	ret = unpriv ? pmc_t_drop_privileges() : 0;
-	for (k = 0; ret && fz_sh->faults && k < 100; k++)	/* setuid() done: the rest */
-		ret = getuid() == PMC_TEST_NOBODY ?
-		      (prctl(PR_SET_DUMPABLE, 1) ? -errno : 0) : pmc_t_drop_privileges();
+	for (k = 0; ret && fz_sh->faults && k < 100; k++)
+		ret = pmc_t_drop_privileges();
 	if (ret) {
 		if (fz_sh->faults)
 			return 0;

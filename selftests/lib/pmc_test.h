@@ -97,13 +97,6 @@ struct pmc_t_child {
 	int go_fd;		/* write end: one byte starts the child */
 };
 int pmc_t_child_start(struct pmc_t_child *c, int (*fn)(void *), void *arg);
-/*
- * Wait (up to 10 s) until task @pid (a process or a thread id) is neither
- * running nor runnable, e.g. blocked on the pipe it waits on next.
- */
-void pmc_t_wait_sleeping(pid_t pid);
-/* Unregister the calling thread's rseq area (see pmc_testlib.c: why). */
-void pmc_t_rseq_off(void);
 int pmc_t_child_go(struct pmc_t_child *c);
 /* Wait for the child: its wait status, and its rusage if @ru. */
 int pmc_t_child_wait(struct pmc_t_child *c, int *status, struct rusage *ru);
@@ -114,6 +107,14 @@ int pmc_t_spin_fn(void *arg);
 
 /* CPU time (user + system) in @ru, in ns. */
 uint64_t pmc_t_rusage_ns(const struct rusage *ru);
+
+/*
+ * Wait (up to 10 s) until task @pid (a process or a thread id) is neither
+ * running nor runnable, e.g. blocked on the pipe it waits on next.
+ */
+void pmc_t_wait_sleeping(pid_t pid);
+/* Unregister the calling thread's rseq area (see pmc_testlib.c: why). */
+void pmc_t_rseq_off(void);
 
 /*
  * Where each thread of @pid waits, to stderr as TAP comments: its name,
