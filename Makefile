@@ -14,10 +14,10 @@ SHELL := /bin/bash
 TOP := $(CURDIR)
 BUILD ?= $(TOP)/build
 
-# KDIR: the running kernel's build dir if it exists, else the newest installed one.
-KDIR ?= $(shell d=/lib/modules/$$(uname -r)/build; \
-	if [ -d $$d ]; then echo $$d; else \
-	ls -d /lib/modules/*/build 2>/dev/null | sort -V | tail -n 1; fi)
+# KDIR: the running kernel's build dir if it exists, else that of Debian's
+# default kernel (the one linux-headers-amd64 depends on), else the newest
+# installed one.  tools/kdir-default does the finding, for pmc-vm too.
+KDIR ?= $(shell $(TOP)/tools/kdir-default)
 KVER ?= $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"/\1/p' \
 	$(KDIR)/include/generated/utsrelease.h 2>/dev/null)
 

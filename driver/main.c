@@ -243,6 +243,10 @@ static int pmc_open(struct inode *inode, struct file *file)
 		goto err_core;
 
 	file->private_data = pf;
+	/*
+	 * No .llseek: nonseekable_open() clears FMODE_LSEEK, so lseek() gets
+	 * ESPIPE on every kernel (no_llseek is gone since 6.12).
+	 */
 	return nonseekable_open(inode, file);
 
 err_core:
@@ -285,7 +289,6 @@ static const struct file_operations pmc_fops = {
 #endif /* CONFIG_COMPAT */
 	.mmap		= pmc_mmap,
 	.poll		= pmc_poll,
-	.llseek		= no_llseek,
 };
 
 /*

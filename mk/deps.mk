@@ -7,7 +7,7 @@
 # it with `DEPS_PACKAGES += name`.
 
 DEPS_PACKAGES := \
-	make gcc libc6-dev gcc-multilib pkg-config git perl python3 bc flex bison \
+	make gcc libc6-dev gcc-i686-linux-gnu libc6-dev-i386-cross pkg-config git perl python3 bc flex bison \
 	libssl-dev xz-utils zstd file procps \
 	linux-image-amd64 linux-headers-amd64 linux-source-6.1 kmod dkms \
 	qemu-system-x86 busybox-static cpio \

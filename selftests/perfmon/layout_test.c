@@ -4,7 +4,7 @@
  * programs: struct sizes, field offsets and ioctl numbers are asserted at
  * compile time, and every ioctl is run, with a 64-bit count past 2^32. The
  * build compiles this file twice: perfmon-layout (native) and, with
- * gcc-multilib, perfmon-layout32 (-m32, through the driver's compat_ioctl).
+ * i686-linux-gnu-gcc, perfmon-layout32 (-m32, through the driver's compat_ioctl).
  */
 #include <assert.h>
 #include <stddef.h>

@@ -135,7 +135,8 @@ void pmc_arch_init(struct pmc_arch_info *info)
 	memset(info, 0, sizeof(*info));
 	info->cputype = PMC_CPU_GENERIC;
 	info->has_tsc = boot_cpu_has(X86_FEATURE_TSC);
-	snprintf(info->cpuid, sizeof(info->cpuid), "%s-%u-%u-%u",
+	/* CPUID leaf 0's vendor string is 12 characters: bound it for gcc's W=1. */
+	snprintf(info->cpuid, sizeof(info->cpuid), "%.12s-%u-%u-%u",
 		 c->x86_vendor_id[0] ? c->x86_vendor_id : "unknown",
 		 c->x86, c->x86_model, c->x86_stepping);
 
