@@ -11,8 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <pmc/ring.h>
-
+#include "pmcdev.h"
 #include "pmclog.h"
 
 enum pmclog_source {
@@ -44,11 +43,8 @@ struct pmclog_parser {
 	int failed_errno;
 	char errmsg[PMCLOG_ERRMSG_LEN];
 
-	/* RING */
-	struct pmc_ring_page *ring;
-	const unsigned char *ring_data;
-	uint64_t ring_size;	/* pr_data_size */
-	size_t map_len;
+	/* RING: the device layer's reader; ring.tail == offset */
+	struct pmcdev_ring ring;
 };
 
 /* Largest record: the 16-bit length field, rounded down to 8. */
