@@ -278,10 +278,9 @@ static int add_soft_events(cpc_t *cpc, struct cpc_catalogue *cat)
 
 	if (!cpc->nsoft)
 		return 0;
-	if (cpc_dev_events(cpc, PMC_CLASS_SOFT, &ev, &n) < 0)
+	if (pmcdev_events(cpc_fd(cpc), PMC_CLASS_SOFT, &ev, &n) < 0)
 		return errno == ENOMEM ? -1 : 0;
 	for (i = 0; i < n && !ret; i++) {
-		ev[i].pm_ev_name[PMC_NAME_MAX - 1] = '\0';
 		if (ev[i].pm_type != PERF_TYPE_SOFTWARE || !ev[i].pm_ev_name[0])
 			continue;
 		proto.config = ev[i].pm_config;
