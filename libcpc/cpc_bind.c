@@ -251,7 +251,8 @@ static int set_plan(cpc_t *cpc, cpc_set_t *set, const char *fn, bool system,
 		return -1;
 	}
 	for (i = 0; i < set->nreqs; i++) {
-		subcode = cpc_req_encode(cpc, &set->reqs[i], pics[i], &enc[i]);
+		subcode = cpc_req_encode(cpc, &set->reqs[i], pics[i], system,
+					 &enc[i]);
 		if (subcode) {
 			cpc_err(cpc, fn, subcode);
 			errno = EINVAL;
@@ -289,10 +290,7 @@ static int set_bind(cpc_t *cpc, cpc_set_t *set, const char *fn,
 		if (!(r->flags & (CPC_COUNT_USER | CPC_COUNT_SYSTEM)))
 			continue;
 		fill_alloc(bc, &a);
-		if (r->flags & CPC_COUNT_USER)
-			a.pm_caps |= PMC_CAP_USER;
-		if (r->flags & CPC_COUNT_SYSTEM)
-			a.pm_caps |= PMC_CAP_SYSTEM;
+		a.pm_caps |= enc[i].caps;
 		if ((r->flags & CPC_OVF_NOTIFY_EMT) && !system) {
 			set->has_ovf = true;
 			a.pm_caps |= PMC_CAP_INTERRUPT;

@@ -59,6 +59,8 @@ struct cpc_enc {
 	uint64_t	config;
 	uint64_t	config1;
 	uint64_t	config2;
+	uint32_t	named;		/* levels the event name's modifiers ask for */
+	uint32_t	caps;		/* PMC_CAP_USER/SYSTEM counted (pmcdev_levels) */
 };
 
 struct cpc_req {
@@ -67,8 +69,10 @@ struct cpc_req {
 	uint_t		flags;
 	uint_t		nattrs;
 	cpc_attr_t	*attrs;		/* private copies of names and values */
-	const struct cpc_event *ev;	/* NULL: a raw numeric event code */
-	uint64_t	raw;		/* the numeric code when ev is NULL */
+	const struct cpc_event *ev;	/* a catalogue event, or NULL: */
+	bool		named;		/* ... a name the resolver knows (dev) */
+	struct pmcdev_event dev;	/* ... (as resolved in thread scope) */
+	uint64_t	raw;		/* ... or a raw numeric event code */
 	int		picnum;		/* explicit "picnum" attribute, or -1 */
 	/* While bound: */
 	uint64_t	bound_preset;	/* preset cpc_set_restart() restores */
@@ -234,6 +238,9 @@ struct __cpc {
 	const char	**attrs;	/* attribute names, "picnum" last */
 	size_t		nattrs;
 	char		pfm_pmu[64];	/* libpfm4 PMU of the platform events */
+	/* What the device layer's resolver knows of the machine. */
+	struct pmcdev_mdesc md;
+	struct pmc_dyn_event_descr *soft;	/* the SOFT class's events */
 };
 
 /* cpc_open.c */
@@ -259,11 +266,13 @@ int cpc_events_init(cpc_t *cpc);
 void cpc_events_fini(cpc_t *cpc);
 const struct cpc_event *cpc_event_find(const cpc_t *cpc, const char *name);
 bool cpc_event_parse_raw(const cpc_t *cpc, const char *name, uint64_t *code);
+int cpc_event_resolve(const cpc_t *cpc, const char *name, bool system,
+		      struct pmcdev_event *e);
 bool cpc_attr_known(const cpc_t *cpc, const char *name);
 uint64_t cpc_req_picmask(const cpc_t *cpc, const struct cpc_req *req);
 bool cpc_pic_is_fixed(const cpc_t *cpc, int pic);
 int cpc_req_encode(const cpc_t *cpc, const struct cpc_req *req, int pic,
-		   struct cpc_enc *enc);
+		   bool system, struct cpc_enc *enc);
 int cpc_assign_pics(const cpc_t *cpc, const cpc_set_t *set, int *pics,
 		    int *subcode);
 

@@ -20,22 +20,8 @@
 
 #include "fake_pmc.h"
 
-static const struct {
-	const char *name;
-	uint64_t config;
-} fake_soft[] = {
-	{ "cpu-clock", PERF_COUNT_SW_CPU_CLOCK },
-	{ "task-clock", PERF_COUNT_SW_TASK_CLOCK },
-	{ "page-faults", PERF_COUNT_SW_PAGE_FAULTS },
-	{ "context-switches", PERF_COUNT_SW_CONTEXT_SWITCHES },
-	{ "cpu-migrations", PERF_COUNT_SW_CPU_MIGRATIONS },
-	{ "minor-faults", PERF_COUNT_SW_PAGE_FAULTS_MIN },
-	{ "major-faults", PERF_COUNT_SW_PAGE_FAULTS_MAJ },
-	{ "alignment-faults", PERF_COUNT_SW_ALIGNMENT_FAULTS },
-	{ "emulation-faults", PERF_COUNT_SW_EMULATION_FAULTS },
-};
-
-#define NSOFT	(sizeof(fake_soft) / sizeof(fake_soft[0]))
+/* The driver's SOFT events: PERF_COUNT_SW_CPU_CLOCK .. EMULATION_FAULTS. */
+#define NSOFT	(PERF_COUNT_SW_EMULATION_FAULTS + 1)
 
 static void add_class(struct pmc_op_getcpuinfo *ci, uint32_t cls, uint32_t caps,
 		      uint32_t width, uint32_t num)
@@ -226,11 +212,10 @@ static int do_ioctl(struct fake_pmc *fp, unsigned long req, void *arg)
 
 		for (i = 0; i < n && i < gi->pm_nevent; i++) {
 			memset(&ev[i], 0, sizeof(ev[i]));
-			strcpy(ev[i].pm_ev_name, fake_soft[i].name);
+			strcpy(ev[i].pm_ev_name, pmcdev_soft_name(i));
 			ev[i].pm_type = PERF_TYPE_SOFTWARE;
-			ev[i].pm_config = fake_soft[i].config;
-			ev[i].pm_ev_code = PMC_EV_SOFT_FIRST +
-					   (uint32_t)fake_soft[i].config;
+			ev[i].pm_config = i;
+			ev[i].pm_ev_code = PMC_EV_SOFT_FIRST + i;
 		}
 		gi->pm_nevent = n;
 		return 0;

@@ -159,4 +159,134 @@ int pmcdev_selfread(const struct pmc_selfread_page *pg, unsigned int n,
 		    const uint32_t *ids, uint64_t *values, uint64_t *ts,
 		    int *hint);
 
+/* ------------------------------------------------------------ event names */
+
+/*
+ * PERFEVTSEL fields (Intel IA32_PERFEVTSELx and AMD PERF_CTLx alike), what
+ * pmc(3)'s qualifiers and libcpc's attributes edit in a raw encoding. AMD
+ * keeps event-select bits 11:8 in bits 35:32.
+ */
+#define PMCDEV_EVSEL_EVENT		0xffULL
+#define PMCDEV_EVSEL_UMASK_SHIFT	8
+#define PMCDEV_EVSEL_UMASK		(0xffULL << PMCDEV_EVSEL_UMASK_SHIFT)
+#define PMCDEV_EVSEL_EDGE		(1ULL << 18)
+#define PMCDEV_EVSEL_INV		(1ULL << 23)
+#define PMCDEV_EVSEL_CMASK_SHIFT	24
+#define PMCDEV_EVSEL_CMASK		(0xffULL << PMCDEV_EVSEL_CMASK_SHIFT)
+#define PMCDEV_EVSEL_AMD_EVENT_HI	(0xfULL << 32)
+/* A raw event-select code (Intel 8 bits, AMD 12) in the PERFEVTSEL layout. */
+#define PMCDEV_EVSEL_CODE(code) \
+	(((code) & PMCDEV_EVSEL_EVENT) | (((code) & 0xf00ULL) << 24))
+
+/*
+ * FreeBSD's event-name comparison: case-insensitive, with ' ', '_', '-' and
+ * '.' all equal. pmcdev_name_eqn() compares @a with the first @blen bytes
+ * of @b.
+ */
+bool pmcdev_name_eq(const char *a, const char *b);
+bool pmcdev_name_eqn(const char *a, const char *b, size_t blen);
+/* perf's name of a generic hardware event (PERF_COUNT_HW_*), or NULL. */
+const char *pmcdev_hw_name(uint64_t config);
+/* Linux's name of a software event (PERF_COUNT_SW_*), or NULL. */
+const char *pmcdev_soft_name(uint64_t config);
+
+/* libpfm4 (pmcdev_pfm.c). */
+struct pmcdev_pfm_encoding {
+	uint32_t type;		/* PERF_TYPE_* */
+	uint64_t config, config1, config2;
+	uint32_t caps;		/* PMC_CAP_USER/SYSTEM its modifiers asked for, or 0 */
+};
+/*
+ * Encode a libpfm4 event name ("INST_RETIRED:ANY_P:u", "inst_retired.any_p",
+ * FreeBSD's "inst-retired.any-p") for perf, asking for user and kernel.
+ * Returns 0, ENOENT if libpfm4 knows no such event on this CPU, EINVAL for
+ * bad attributes or modifiers, ENOMEM.
+ */
+int pmcdev_pfm_encode(const char *name, struct pmcdev_pfm_encoding *enc);
+/*
+ * Called for each event of a core PMU: once with @umask NULL, then once per
+ * unit mask; @nmask: how many it has, @dfl: one of them is the default (the
+ * bare name encodes). A non-zero return stops the walk and is returned.
+ */
+typedef int pmcdev_pfm_walker_t(void *arg, const char *pmu, const char *event,
+				const char *umask, int nmask, bool dfl);
+/* Walk every present core PMU, or only the default one. */
+int pmcdev_pfm_walk(bool default_only, pmcdev_pfm_walker_t *fn, void *arg);
+
+/* The PAPI (illumos generic_events(3CPC)) and fixed-counter tables. */
+#define PMCDEV_VENDOR_INTEL	0x1
+#define PMCDEV_VENDOR_AMD	0x2
+#define PMCDEV_VENDOR_ALL	(PMCDEV_VENDOR_INTEL | PMCDEV_VENDOR_AMD)
+
+struct pmcdev_generic {
+	const char *name;	/* "PAPI_tot_ins" */
+	uint32_t type;		/* PERF_TYPE_HARDWARE or PERF_TYPE_HW_CACHE */
+	uint64_t config;
+	unsigned int vendors;	/* whose Linux PMU driver implements it */
+	int fixed;		/* the fixed counter that counts it too, or -1 */
+};
+/* The @i-th PAPI event, or NULL past the last. */
+const struct pmcdev_generic *pmcdev_generic(size_t i);
+/*
+ * The @i-th name of an Intel fixed counter's event, or NULL past the last:
+ * PMCDEV_NFIXED names (one per counter, in counter order) in illumos'
+ * spelling from PMCDEV_FIXED_ILLUMOS, FreeBSD's from PMCDEV_FIXED_FREEBSD,
+ * then perf's. *@counter: the counter, *@config: the perf generic event.
+ */
+const char *pmcdev_fixed_name(size_t i, int *counter, uint64_t *config);
+#define PMCDEV_NFIXED		3	/* fixed counters with a name */
+#define PMCDEV_FIXED_ILLUMOS	0
+#define PMCDEV_FIXED_FREEBSD	3
+
+/* What the resolver knows of the machine; each library fills one. */
+struct pmcdev_mdesc {
+	uint32_t hw_class;	/* IAP or K8, 0: no hardware PMU */
+	bool has_iaf;		/* fixed counters (IAF) */
+	bool has_tsc;		/* the TSC class */
+	unsigned int vendor;	/* PMCDEV_VENDOR_*, from the CPU type */
+	const struct pmc_dyn_event_descr *soft;	/* the SOFT class's events */
+	uint32_t nsoft;
+};
+/* The PMCDEV_VENDOR_ of a GETCPUINFO cputype (ALL when unknown). */
+unsigned int pmcdev_vendor(uint32_t cputype);
+
+/* A resolved event: what PMCALLOCATE needs, less the mode and flags. */
+struct pmcdev_event {
+	uint32_t cls;		/* PMC_CLASS_SOFT, TSC, IAF, or hw_class */
+	uint32_t ev;		/* pm_ev */
+	uint32_t type;		/* pm_md: PERF_TYPE_*, configs */
+	uint64_t config, config1, config2;
+	uint32_t caps;		/* levels the name's modifiers asked for, or 0 */
+	int fixed;		/* a fixed counter that counts it too, or -1 */
+};
+
+/*
+ * The one event-name resolver of pmc(3), libcpc and the tools. @name, in
+ * this order: a pmc(3) alias ("instructions", "cycles", "branches", ...),
+ * a SOFT event the driver names ("task-clock"), "TSC", a PAPI name
+ * ("PAPI_tot_ins"), a fixed-counter event name ("instr_retired.any"),
+ * perf's generic hardware names ("cpu-cycles"), then libpfm4's names for
+ * this CPU with their modifiers. Names compare as FreeBSD's do. @virt: the
+ * event counts in a process (thread) mode, which picks task-clock over
+ * cpu-clock where an alias falls back on a clock. Returns 0, EINVAL for an
+ * unknown name or bad modifiers, EOPNOTSUPP for a name this machine has no
+ * class to count, ENOMEM.
+ */
+int pmcdev_resolve(const struct pmcdev_mdesc *m, const char *name, bool virt,
+		   struct pmcdev_event *e);
+/* Within one class (pmc(3)'s "CLASS-name"): SOFT, TSC, IAF, IAP or K8. */
+int pmcdev_resolve_in_class(const struct pmcdev_mdesc *m, uint32_t cls,
+			    const char *name, struct pmcdev_event *e);
+
+/*
+ * The privilege rule, the same for every entry point. @asked: the levels
+ * the caller's qualifiers name (pmc(3) "usr"/"os", libcpc's
+ * CPC_COUNT_USER/SYSTEM, cpustat's "sys"/"nouser"), as PMC_CAP_USER and
+ * PMC_CAP_SYSTEM; @named: those the event name's libpfm4 modifiers name
+ * (":u", ":k"). Neither: 0, which the driver counts as user and kernel.
+ * One of them: that one. Both: what they have in common; -1 when that is
+ * nothing (the request contradicts itself: EINVAL).
+ */
+int pmcdev_levels(uint32_t asked, uint32_t named, uint32_t *caps);
+
 #endif /* !_PMCDEV_H_ */
