@@ -101,8 +101,8 @@ static void set_release_pmcs(cpc_t *cpc, cpc_set_t *set)
 	int i;
 
 	for (i = 0; i < set->nids; i++) {
-		pmcdev_stop(cpc_fd(cpc), set->ids[i]);
-		pmcdev_release(cpc_fd(cpc), set->ids[i]);
+		pmcdev_op(cpc_fd(cpc), PMC_IOC_PMCSTOP, set->ids[i]);
+		pmcdev_op(cpc_fd(cpc), PMC_IOC_PMCRELEASE, set->ids[i]);
 	}
 	for (i = 0; i < set->nreqs; i++) {
 		set->reqs[i].pmcid = PMC_ID_INVALID;
@@ -151,10 +151,10 @@ static int pmc_add(cpc_t *cpc, cpc_set_t *set, const struct bind_ctx *bc,
 	if (pmcdev_allocate(cpc_fd(cpc), a) < 0)
 		return -1;
 	if (bc->kind != CPC_BIND_CPU &&
-	    pmcdev_attach(cpc_fd(cpc), a->pm_pmcid, bc->attach_pid,
-			   bc->attach_flags) < 0) {
+	    pmcdev_attach(cpc_fd(cpc), PMC_IOC_PMCATTACH, a->pm_pmcid,
+			  bc->attach_pid, bc->attach_flags) < 0) {
 		err = errno;
-		pmcdev_release(cpc_fd(cpc), a->pm_pmcid);
+		pmcdev_op(cpc_fd(cpc), PMC_IOC_PMCRELEASE, a->pm_pmcid);
 		errno = err;
 		return -1;
 	}
@@ -324,7 +324,7 @@ static int set_bind(cpc_t *cpc, cpc_set_t *set, const char *fn,
 		goto fail;
 	}
 	for (i = 0; i < set->nids; i++)
-		if (pmcdev_start(cpc_fd(cpc), set->ids[i]) < 0)
+		if (pmcdev_op(cpc_fd(cpc), PMC_IOC_PMCSTART, set->ids[i]) < 0)
 			goto fail;
 	set->bind = bc->kind;
 	set->frozen = false;
@@ -735,7 +735,8 @@ static int set_stop_all(cpc_t *cpc, cpc_set_t *set)
 	int i, ret = 0, err = 0;
 
 	for (i = 0; i < set->nids; i++)
-		if (pmcdev_stop(cpc_fd(cpc), set->ids[i]) < 0 && !ret) {
+		if (pmcdev_op(cpc_fd(cpc), PMC_IOC_PMCSTOP, set->ids[i]) < 0 &&
+		    !ret) {
 			ret = -1;
 			err = errno;
 		}
@@ -748,7 +749,7 @@ static int set_start_all(cpc_t *cpc, cpc_set_t *set)
 	int i;
 
 	for (i = 0; i < set->nids; i++)
-		if (pmcdev_start(cpc_fd(cpc), set->ids[i]) < 0)
+		if (pmcdev_op(cpc_fd(cpc), PMC_IOC_PMCSTART, set->ids[i]) < 0)
 			return -1;
 	return 0;
 }

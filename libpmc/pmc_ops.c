@@ -61,12 +61,12 @@ int pmc_allocate(const char *ctrspec, enum pmc_mode mode, uint32_t flags,
 
 int pmc_attach(pmc_id_t pmcid, pid_t pid)
 {
-	return pmcdev_attach(pmc__fd(), pmcid, pid, 0);
+	return pmcdev_attach(pmc__fd(), PMC_IOC_PMCATTACH, pmcid, pid, 0);
 }
 
 int pmc_detach(pmc_id_t pmcid, pid_t pid)
 {
-	return pmcdev_detach(pmc__fd(), pmcid, pid, 0);
+	return pmcdev_attach(pmc__fd(), PMC_IOC_PMCDETACH, pmcid, pid, 0);
 }
 
 int pmc_attach_thread(pmc_id_t pmcid, pid_t tid, uint32_t flags)
@@ -75,27 +75,29 @@ int pmc_attach_thread(pmc_id_t pmcid, pid_t tid, uint32_t flags)
 		errno = EINVAL;
 		return -1;
 	}
-	return pmcdev_attach(pmc__fd(), pmcid, tid, PMC_ATTACH_F_THREAD | flags);
+	return pmcdev_attach(pmc__fd(), PMC_IOC_PMCATTACH, pmcid, tid,
+			     PMC_ATTACH_F_THREAD | flags);
 }
 
 int pmc_detach_thread(pmc_id_t pmcid, pid_t tid)
 {
-	return pmcdev_detach(pmc__fd(), pmcid, tid, PMC_ATTACH_F_THREAD);
+	return pmcdev_attach(pmc__fd(), PMC_IOC_PMCDETACH, pmcid, tid,
+			     PMC_ATTACH_F_THREAD);
 }
 
 int pmc_release(pmc_id_t pmc)
 {
-	return pmcdev_release(pmc__fd(), pmc);
+	return pmcdev_op(pmc__fd(), PMC_IOC_PMCRELEASE, pmc);
 }
 
 int pmc_start(pmc_id_t pmc)
 {
-	return pmcdev_start(pmc__fd(), pmc);
+	return pmcdev_op(pmc__fd(), PMC_IOC_PMCSTART, pmc);
 }
 
 int pmc_stop(pmc_id_t pmc)
 {
-	return pmcdev_stop(pmc__fd(), pmc);
+	return pmcdev_op(pmc__fd(), PMC_IOC_PMCSTOP, pmc);
 }
 
 static int pmc_rw_op(pmc_id_t pmc, uint32_t flags, pmc_value_t newvalue,

@@ -61,11 +61,11 @@ int pmcdev_events(int fd, uint32_t cl, struct pmc_dyn_event_descr **events,
 		  uint32_t *n);
 /* PMCALLOCATE: req->pm_pmcid is PMC_ID_INVALID unless it succeeds. */
 int pmcdev_allocate(int fd, struct pmc_op_pmcallocate *req);
-int pmcdev_attach(int fd, uint32_t id, pid_t pid, uint32_t flags);
-int pmcdev_detach(int fd, uint32_t id, pid_t pid, uint32_t flags);
-int pmcdev_start(int fd, uint32_t id);
-int pmcdev_stop(int fd, uint32_t id);
-int pmcdev_release(int fd, uint32_t id);
+/* PMCATTACH or PMCDETACH (@request) of PMC @id and @pid, PMC_ATTACH_F_ @flags. */
+int pmcdev_attach(int fd, unsigned long request, uint32_t id, pid_t pid,
+		  uint32_t flags);
+/* PMCSTART, PMCSTOP or PMCRELEASE (@request) of PMC @id. */
+int pmcdev_op(int fd, unsigned long request, uint32_t id);
 /* PMCRW with PMC_F_NEWVALUE/PMC_F_OLDVALUE @flags; @old may be NULL. */
 int pmcdev_rw(int fd, uint32_t id, uint32_t flags, uint64_t value,
 	      uint64_t *old);

@@ -81,8 +81,8 @@ int pmcdev_allocate(int fd, struct pmc_op_pmcallocate *req)
 	return pmcdev_ioctl(fd, PMC_IOC_PMCALLOCATE, req);
 }
 
-static int pmcdev_attach_op(int fd, unsigned long request, uint32_t id,
-			    pid_t pid, uint32_t flags)
+int pmcdev_attach(int fd, unsigned long request, uint32_t id, pid_t pid,
+		  uint32_t flags)
 {
 	struct pmc_op_pmcattach a = {
 		.pm_pmc = id, .pm_pid = pid, .pm_flags = flags,
@@ -91,36 +91,11 @@ static int pmcdev_attach_op(int fd, unsigned long request, uint32_t id,
 	return pmcdev_ioctl(fd, request, &a);
 }
 
-int pmcdev_attach(int fd, uint32_t id, pid_t pid, uint32_t flags)
-{
-	return pmcdev_attach_op(fd, PMC_IOC_PMCATTACH, id, pid, flags);
-}
-
-int pmcdev_detach(int fd, uint32_t id, pid_t pid, uint32_t flags)
-{
-	return pmcdev_attach_op(fd, PMC_IOC_PMCDETACH, id, pid, flags);
-}
-
-static int pmcdev_simple(int fd, unsigned long request, uint32_t id)
+int pmcdev_op(int fd, unsigned long request, uint32_t id)
 {
 	struct pmc_op_simple s = { .pm_pmcid = id };
 
 	return pmcdev_ioctl(fd, request, &s);
-}
-
-int pmcdev_start(int fd, uint32_t id)
-{
-	return pmcdev_simple(fd, PMC_IOC_PMCSTART, id);
-}
-
-int pmcdev_stop(int fd, uint32_t id)
-{
-	return pmcdev_simple(fd, PMC_IOC_PMCSTOP, id);
-}
-
-int pmcdev_release(int fd, uint32_t id)
-{
-	return pmcdev_simple(fd, PMC_IOC_PMCRELEASE, id);
 }
 
 int pmcdev_rw(int fd, uint32_t id, uint32_t flags, uint64_t value,
