@@ -289,50 +289,53 @@ END_TEST
 /* pmc(3)'s vocabulary in libcpc: aliases, perf's names, libpfm4 spellings. */
 START_TEST(names_outside_the_catalogue_resolve_as_in_pmc3)
 {
-	struct fake_pmc fp, fs;
-	cpc_t *cpc = fake_open(&fp, FAKE_INTEL);
-	cpc_t *soft = fake_open(&fs, FAKE_SOFT);
-	cpc_attr_t fixed0 = { "picnum", 4 };
+	static const struct {
+		enum fake_machine m;
+		const char *name;
+		int pic;		/* -1: any */
+		uint32_t cls, type;
+		uint64_t config;
+	} t[] = {
+		{ FAKE_INTEL, "instructions", -1, PMC_CLASS_IAP,
+		  PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS },
+		/* An alias of a fixed counter's event may use that counter. */
+		{ FAKE_INTEL, "instructions", 4, PMC_CLASS_IAF,
+		  PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS },
+		/* "cycles": libcpc has no TSC counter, so the core's cycles. */
+		{ FAKE_INTEL, "cycles", -1, PMC_CLASS_IAP,
+		  PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES },
+		{ FAKE_AMD, "branch-misses", -1, PMC_CLASS_K8,
+		  PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES },
+		/* libpfm4's own spelling, and FreeBSD's. */
+		{ FAKE_INTEL, "INST_RETIRED:ANY_P", -1, PMC_CLASS_IAP,
+		  PERF_TYPE_RAW, 0xc0 },
+		{ FAKE_INTEL, "cpu-clk-unhalted.thread-p", -1, PMC_CLASS_IAP,
+		  PERF_TYPE_RAW, 0x3c },
+		/* Software names compare as FreeBSD's: '_' for '-', any case. */
+		{ FAKE_INTEL, "TASK_CLOCK", -1, PMC_CLASS_SOFT,
+		  PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK },
+		/* No PMU: "instructions" counts the thread's clock, as in pmc(3). */
+		{ FAKE_SOFT, "instructions", -1, PMC_CLASS_SOFT,
+		  PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK },
+	};
 	struct fake_pmcobj *o;
+	struct fake_pmc fp;
+	cpc_attr_t pic;
 	int err, sub;
+	size_t i;
+	cpc_t *cpc;
 
-	o = bind_one(&fp, cpc, "instructions", 0, NULL, &err, &sub);
-	ck_assert_ptr_nonnull(o);
-	ck_assert_uint_eq(o->alloc.pm_class, PMC_CLASS_IAP);
-	ck_assert_uint_eq(o->alloc.pm_md.pm_type, PERF_TYPE_HARDWARE);
-	ck_assert_uint_eq(o->alloc.pm_md.pm_config, PERF_COUNT_HW_INSTRUCTIONS);
-	/* An alias of a fixed counter's event may use that counter. */
-	o = bind_one(&fp, cpc, "instructions", 1, &fixed0, &err, &sub);
-	ck_assert_ptr_nonnull(o);
-	ck_assert_uint_eq(o->alloc.pm_class, PMC_CLASS_IAF);
-	/* "cycles": libcpc has no TSC counter, so the core's cycles. */
-	o = bind_one(&fp, cpc, "cycles", 0, NULL, &err, &sub);
-	ck_assert_ptr_nonnull(o);
-	ck_assert_uint_eq(o->alloc.pm_md.pm_config, PERF_COUNT_HW_CPU_CYCLES);
-	o = bind_one(&fp, cpc, "branch-misses", 0, NULL, &err, &sub);
-	ck_assert_ptr_nonnull(o);
-	ck_assert_uint_eq(o->alloc.pm_md.pm_config, PERF_COUNT_HW_BRANCH_MISSES);
-	/* libpfm4's own spelling, and FreeBSD's. */
-	o = bind_one(&fp, cpc, "INST_RETIRED:ANY_P", 0, NULL, &err, &sub);
-	ck_assert_ptr_nonnull(o);
-	ck_assert_uint_eq(o->alloc.pm_md.pm_type, PERF_TYPE_RAW);
-	ck_assert_uint_eq(o->alloc.pm_md.pm_config, 0xc0);
-	o = bind_one(&fp, cpc, "cpu-clk-unhalted.thread-p", 0, NULL, &err,
-		     &sub);
-	ck_assert_ptr_nonnull(o);
-	ck_assert_uint_eq(o->alloc.pm_md.pm_config, 0x3c);
-	/* Software names compare as FreeBSD's: '_' for '-', any case. */
-	o = bind_one(&fp, cpc, "TASK_CLOCK", 0, NULL, &err, &sub);
-	ck_assert_ptr_nonnull(o);
-	ck_assert_uint_eq(o->alloc.pm_class, PMC_CLASS_SOFT);
-	ck_assert_uint_eq(o->alloc.pm_md.pm_config, PERF_COUNT_SW_TASK_CLOCK);
-	/* No PMU: "instructions" counts the thread's clock, as in pmc(3). */
-	o = bind_one(&fs, soft, "instructions", 0, NULL, &err, &sub);
-	ck_assert_ptr_nonnull(o);
-	ck_assert_uint_eq(o->alloc.pm_class, PMC_CLASS_SOFT);
-	ck_assert_uint_eq(o->alloc.pm_md.pm_config, PERF_COUNT_SW_TASK_CLOCK);
-	cpc_close(soft);
-	cpc_close(cpc);
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		cpc = fake_open(&fp, t[i].m);
+		pic = (cpc_attr_t){ "picnum", (uint64_t)t[i].pic };
+		o = bind_one(&fp, cpc, t[i].name, t[i].pic < 0 ? 0 : 1, &pic,
+			     &err, &sub);
+		ck_assert_msg(o, "%s: errno %d, subcode %d", t[i].name, err, sub);
+		ck_assert_uint_eq(o->alloc.pm_class, t[i].cls);
+		ck_assert_uint_eq(o->alloc.pm_md.pm_type, t[i].type);
+		ck_assert_uint_eq(o->alloc.pm_md.pm_config, t[i].config);
+		cpc_close(cpc);
+	}
 }
 END_TEST
 
