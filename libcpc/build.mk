@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
-# libcpc: illumos' libcpc v2 on /dev/pmc. Builds build/libcpc/libcpc.so.1
-# (soname, versioned symbols: libcpc/libcpc.map), libcpc.a and libcpc.pc;
+# libcpc: illumos' libcpc v2 on /dev/pmc, over libpmc's device layer
+# (libpmc/dev/pmcdev.mk: ioctls, ring, self-read, event names). Builds
+# build/libcpc/libcpc.so.1 (soname, versioned symbols: libcpc/libcpc.map),
+# libcpc.a and libcpc.pc;
 # check step libcpc-unit (libcheck host tests under ASan/UBSan; the man pages
 # in libcpc/man/ are linted by mk/man.mk's man-lint); install-libcpc.
 

@@ -2,7 +2,8 @@
 # libpmc: FreeBSD's pmc(3)/pmclog(3) on Linux.
 #
 #   build/libpmc/libpmc.so.1.0.0 (+ libpmc.so.1, libpmc.so links), libpmc.a,
-#   libpmc.pc; `make libpmc-unit` runs the host unit tests (libcheck, ASan and
+#   libpmc.pc, over the device layer libpmc/dev (libpmc/dev/pmcdev.mk, also
+#   linked by libcpc); `make libpmc-unit` runs the host unit tests (libcheck, ASan and
 #   UBSan), `make install-libpmc`. mk/man.mk lints the man pages.
 
 PREFIX ?= /usr/local

@@ -75,10 +75,10 @@ int pmclog__ring_read(struct pmclog_parser *ps, struct pmclog_ev *ev);
 void pmclog__ring_unmap(struct pmclog_parser *ps);
 
 /*
- * Attach a ring already mapped at @map (@map_len bytes: control page and
- * data): checks the control page. Used by pmclog_open_ring() and the tests.
+ * Set up the ring source's parse state once @ps->ring reads a ring (mapped
+ * by pmcdev_ring_map(), or attached by pmcdev_ring_attach() in the tests):
+ * the record buffer, the offset. 0, or -1 with errno.
  */
-int pmclog__ring_attach(struct pmclog_parser *ps, void *map, size_t map_len,
-			size_t page_size);
+int pmclog__ring_init(struct pmclog_parser *ps);
 
 #endif /* !_PMCLOG_IMPL_H_ */

@@ -12,11 +12,8 @@
 #include "libpmc_impl.h"
 #include "pmclog_impl.h"
 
-int pmclog__ring_attach(struct pmclog_parser *ps, void *map, size_t map_len,
-			size_t page_size)
+int pmclog__ring_init(struct pmclog_parser *ps)
 {
-	if (pmcdev_ring_attach(&ps->ring, map, map_len, page_size) < 0)
-		return -1;
 	ps->buf = malloc(PMCLOG_RECORD_MAX);
 	if (!ps->buf)
 		return -1;
@@ -41,11 +38,8 @@ void *pmclog_open_ring(int fd, size_t data_pages)
 	ps->fd = fd;
 	if (pmcdev_ring_map(fd, data_pages, &ps->ring) < 0)
 		goto fail;
-	ps->buf = malloc(PMCLOG_RECORD_MAX);
-	if (!ps->buf)
+	if (pmclog__ring_init(ps) < 0)
 		goto fail_unmap;
-	ps->cap = PMCLOG_RECORD_MAX;
-	ps->offset = ps->ring.tail;
 	return ps;
 
 fail_unmap:
