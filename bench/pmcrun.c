@@ -118,33 +118,33 @@ int main(int argc, char **argv)
 
 	bench_init(argv[0]);
 	parse(argc, argv, &o);
-	fd = pmcdev_open();
+	fd = bench_pmc_open();
 	if (o.log) {
 		logfd = open(o.log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 		if (logfd < 0)
 			bench_die(errno, "open %s", o.log);
-		pmcdev_configurelog(fd, logfd);
+		bench_pmc_configurelog(fd, logfd);
 	}
-	id = pmcdev_alloc(fd, o.mode, o.config, o.flags, o.count);
+	id = bench_pmc_alloc(fd, o.mode, o.config, o.flags, o.count);
 	pid = spawn_waiting(argv + optind, &go);
-	pmcdev_stats(fd, &s0);
-	pmcdev_attach(fd, id, pid);
-	pmcdev_start(fd, id);
+	bench_pmc_stats(fd, &s0);
+	bench_pmc_attach(fd, id, pid);
+	bench_pmc_start(fd, id);
 	if (write(go, "g", 1) != 1)
 		bench_die(errno, "starting the command");
 	close(go);
 	if (waitpid(pid, &status, 0) < 0)
 		bench_die(errno, "waitpid");
-	pmcdev_stop(fd, id);
-	if (o.mode == PMC_MODE_TC && pmcdev_read(fd, id, &value) < 0)
+	bench_pmc_stop(fd, id);
+	if (o.mode == PMC_MODE_TC && bench_pmc_read(fd, id, &value) < 0)
 		bench_die(errno, "PMCRW");
-	pmcdev_stats(fd, &s1);
+	bench_pmc_stats(fd, &s1);
 	if (o.log) {
 		/* CLOSELOG writes what is buffered, then CLOSELOG, then stops. */
-		pmcdev_closelog(fd);
+		bench_pmc_closelog(fd);
 		close(logfd);
 	}
-	pmcdev_release(fd, id);
+	bench_pmc_release(fd, id);
 	close(fd);
 	fprintf(stderr,
 		"pmcrun: value=%llu intr_processed=%llu bufferfull=%llu bufreq_failed=%llu ring_dropped=%llu\n",

@@ -24,7 +24,7 @@ static int read_pmc(void *arg)
 {
 	struct reader *r = arg;
 
-	return pmcdev_read(r->fd, r->id, &r->value);
+	return bench_pmc_read(r->fd, r->id, &r->value);
 }
 
 static int read_perf(void *arg)
@@ -53,10 +53,10 @@ int main(int argc, char **argv)
 		bench_die(0, "usage: bench-read pmc|perf COUNT");
 	count = bench_count_arg(argv[2], "COUNT");
 	if (!strcmp(argv[1], "pmc")) {
-		r.fd = pmcdev_open();
-		r.id = pmcdev_alloc(r.fd, PMC_MODE_TC, task_clock, 0, 0);
+		r.fd = bench_pmc_open();
+		r.id = bench_pmc_alloc(r.fd, PMC_MODE_TC, task_clock, 0, 0);
 		/* PMCSTART of an unattached PMC attaches it to its owner. */
-		pmcdev_start(r.fd, r.id);
+		bench_pmc_start(r.fd, r.id);
 		op = read_pmc;
 	} else if (!strcmp(argv[1], "perf")) {
 		r.fd = perf_open(task_clock, 0, -1, 0);

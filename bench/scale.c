@@ -206,12 +206,12 @@ static uint64_t attach_all(struct scale *s)
 
 	if (s->pmc && s->self) {
 		for (i = 0; i < s->n; i++) {
-			s->ids[i] = pmcdev_alloc(s->fd, PMC_MODE_TC, s->config,
-						 0, 0);
-			pmcdev_attach(s->fd, s->ids[i], 0);
+			s->ids[i] = bench_pmc_alloc(s->fd, PMC_MODE_TC, s->config,
+						    0, 0);
+			bench_pmc_attach(s->fd, s->ids[i], 0);
 		}
 	} else if (s->pmc) {
-		pmcdev_attach(s->fd, s->ids[0], s->t.root);
+		bench_pmc_attach(s->fd, s->ids[0], s->t.root);
 	} else {
 		for (i = 0; i < s->n; i++)
 			s->fds[i] = perf_open(s->config,
@@ -227,13 +227,13 @@ static void detach_all(struct scale *s)
 
 	for (i = 0; i < s->n; i++) {
 		if (s->pmc && (s->self || !i))
-			pmcdev_release(s->fd, s->ids[i]);
+			bench_pmc_release(s->fd, s->ids[i]);
 		else if (!s->pmc)
 			close(s->fds[i]);
 	}
 	if (s->pmc && !s->self)
-		s->ids[0] = pmcdev_alloc(s->fd, PMC_MODE_TC, s->config,
-					 s->tree ? PMC_F_DESCENDANTS : 0, 0);
+		s->ids[0] = bench_pmc_alloc(s->fd, PMC_MODE_TC, s->config,
+					    s->tree ? PMC_F_DESCENDANTS : 0, 0);
 }
 
 /* One read of everything: one PMCRW per PMC, one read(2) per fd. */
@@ -243,7 +243,7 @@ static uint64_t read_all(struct scale *s)
 	unsigned long i;
 
 	for (i = 0; i < (s->pmc && !s->self ? 1 : s->n); i++) {
-		if (s->pmc && pmcdev_read(s->fd, s->ids[i], &v) < 0)
+		if (s->pmc && bench_pmc_read(s->fd, s->ids[i], &v) < 0)
 			bench_die(errno, "PMCRW");
 		if (!s->pmc && read(s->fds[i], &v, sizeof(v)) != sizeof(v))
 			bench_die(errno, "read");
@@ -294,15 +294,15 @@ int main(int argc, char **argv)
 	if (!s.self)
 		wait_asleep(&s.t);
 	if (s.pmc) {
-		s.fd = pmcdev_open();
+		s.fd = bench_pmc_open();
 		/*
 		 * The first allocation makes the owner, which hooks the fork,
 		 * exec and exit tracepoints (text patching again): done before
 		 * the measurement, with a PMC left unattached for "pmcs".
 		 */
-		s.ids[SCALE_MAX - 1] = pmcdev_alloc(s.fd, PMC_MODE_TC, s.config,
-						    s.tree ? PMC_F_DESCENDANTS : 0,
-						    0);
+		s.ids[SCALE_MAX - 1] = bench_pmc_alloc(s.fd, PMC_MODE_TC, s.config,
+						       s.tree ? PMC_F_DESCENDANTS : 0,
+						       0);
 		if (!s.self)
 			s.ids[0] = s.ids[SCALE_MAX - 1];
 	}
@@ -332,7 +332,7 @@ int main(int argc, char **argv)
 	/* Reads: the median of single reads of the whole target. */
 	if (s.pmc)
 		for (i = 0; i < (s.self ? s.n : 1); i++)
-			pmcdev_start(s.fd, s.ids[i]);
+			bench_pmc_start(s.fd, s.ids[i]);
 	rd = calloc(reads, sizeof(*rd));
 	if (!rd)
 		bench_die(ENOMEM, "reads");

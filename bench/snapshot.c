@@ -165,11 +165,11 @@ static void setup_readset(struct snap *s)
 {
 	int i;
 
-	s->fd = pmcdev_open();
+	s->fd = bench_pmc_open();
 	for (i = 0; i < NEVENTS; i++) {
-		s->ids[i] = pmcdev_alloc(s->fd, PMC_MODE_TC,
-					 bench_soft_event(events[i]), 0, 0);
-		pmcdev_start(s->fd, s->ids[i]);
+		s->ids[i] = bench_pmc_alloc(s->fd, PMC_MODE_TC,
+					    bench_soft_event(events[i]), 0, 0);
+		bench_pmc_start(s->fd, s->ids[i]);
 	}
 }
 

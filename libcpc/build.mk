@@ -1,19 +1,22 @@
 # SPDX-License-Identifier: GPL-2.0
-# libcpc: illumos' libcpc v2 on /dev/pmc. Builds build/libcpc/libcpc.so.1
-# (soname, versioned symbols: libcpc/libcpc.map), libcpc.a and libcpc.pc;
+# libcpc: illumos' libcpc v2 on /dev/pmc, over libpmc's device layer
+# (libpmc/dev/pmcdev.mk: ioctls, ring, self-read, event names). Builds
+# build/libcpc/libcpc.so.1 (soname, versioned symbols: libcpc/libcpc.map),
+# libcpc.a and libcpc.pc;
 # check step libcpc-unit (libcheck host tests under ASan/UBSan; the man pages
 # in libcpc/man/ are linted by mk/man.mk's man-lint); install-libcpc.
 
+include $(TOP)/libpmc/dev/pmcdev.mk
 LIBCPC_VERSION := 1.0.0
 LIBCPC_SOMAJOR := 1
 LIBCPC_DIR := $(BUILD)/libcpc
-LIBCPC_NAMES := cpc_open cpc_set cpc_buf cpc_bind cpc_events cpc_ioctl cpc_ring cpc_snapshot cpc_selfread pctx
+LIBCPC_NAMES := cpc_open cpc_set cpc_buf cpc_bind cpc_events cpc_ring cpc_snapshot pctx
 LIBCPC_SRCS := $(addprefix $(TOP)/libcpc/,$(addsuffix .c,$(LIBCPC_NAMES)))
 LIBCPC_HDRS := $(addprefix $(TOP)/libcpc/,libcpc.h libpctx.h libcpc_impl.h) \
-	$(wildcard $(TOP)/include/uapi/pmc/*.h)
+	$(PMCDEV_HDRS)
 LIBCPC_OBJS := $(addprefix $(LIBCPC_DIR)/obj/,$(addsuffix .o,$(LIBCPC_NAMES)))
 LIBCPC_SAN_OBJS := $(addprefix $(LIBCPC_DIR)/san/,$(addsuffix .o,$(LIBCPC_NAMES)))
-LIBCPC_CFLAGS := $(USER_CFLAGS) -I$(TOP)/libcpc
+LIBCPC_CFLAGS := $(USER_CFLAGS) -I$(TOP)/libcpc $(PMCDEV_INC)
 LIBCPC_LIBS := -lpfm -lpthread
 LIBCPC_SO := $(LIBCPC_DIR)/libcpc.so.$(LIBCPC_VERSION)
 LIBCPC_A := $(LIBCPC_DIR)/libcpc.a
@@ -31,14 +34,15 @@ $(LIBCPC_DIR)/obj/%.o: $(TOP)/libcpc/%.c $(LIBCPC_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(LIBCPC_CFLAGS) $(CFLAGS) -fPIC -c -o $@ $<
 
-$(LIBCPC_SO): $(LIBCPC_OBJS) $(TOP)/libcpc/libcpc.map
+$(LIBCPC_SO): $(LIBCPC_OBJS) $(PMCDEV_A) $(TOP)/libcpc/libcpc.map
 	$(CC) $(CFLAGS) -shared -Wl,-soname,libcpc.so.$(LIBCPC_SOMAJOR) \
 		-Wl,--version-script,$(TOP)/libcpc/libcpc.map -Wl,--no-undefined \
-		-o $@ $(LIBCPC_OBJS) $(LIBCPC_LIBS)
+		-o $@ $(LIBCPC_OBJS) $(PMCDEV_A) $(LIBCPC_LIBS)
 	ln -sf $(notdir $@) $(LIBCPC_DIR)/libcpc.so.$(LIBCPC_SOMAJOR)
 	ln -sf libcpc.so.$(LIBCPC_SOMAJOR) $(LIBCPC_DIR)/libcpc.so
 
-$(LIBCPC_A): $(LIBCPC_OBJS)
+# The device layer's objects travel in the archive: it links alone.
+$(LIBCPC_A): $(LIBCPC_OBJS) $(PMCDEV_OBJS)
 	rm -f $@
 	$(AR) rcs $@ $^
 
@@ -51,7 +55,8 @@ $(LIBCPC_PC): $(TOP)/libcpc/libcpc.pc.in
 		-e 's|@VERSION@|$(LIBCPC_VERSION)|' $< > $@
 
 # Host unit tests: the library's sources under ASan/UBSan, a simulated
-# /dev/pmc (libcpc/tests/fake_pmc.c), libcheck writing TAP.
+# /dev/pmc (libcpc/tests/fake_pmc.c) linked in place of the device layer's
+# system calls (pmcdev_sys.o), libcheck writing TAP.
 $(LIBCPC_DIR)/san/%.o: $(TOP)/libcpc/%.c $(LIBCPC_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(LIBCPC_CFLAGS) -g -O1 $(SAN_CFLAGS) -c -o $@ $<
@@ -59,9 +64,11 @@ $(LIBCPC_DIR)/san/%.o: $(TOP)/libcpc/%.c $(LIBCPC_HDRS)
 LIBCPC_TEST_SRCS := $(sort $(wildcard $(TOP)/libcpc/tests/*.c))
 LIBCPC_TEST_HDRS := $(wildcard $(TOP)/libcpc/tests/*.h)
 LIBCPC_UNIT := $(LIBCPC_DIR)/libcpc-unit
-$(LIBCPC_UNIT): $(LIBCPC_TEST_SRCS) $(LIBCPC_TEST_HDRS) $(LIBCPC_SAN_OBJS)
+$(LIBCPC_UNIT): $(LIBCPC_TEST_SRCS) $(LIBCPC_TEST_HDRS) $(LIBCPC_SAN_OBJS) \
+		$(PMCDEV_SAN_TEST_OBJS)
 	$(CC) $(LIBCPC_CFLAGS) -g -O1 $(SAN_CFLAGS) $(shell pkg-config --cflags check) \
-		-o $@ $(LIBCPC_TEST_SRCS) $(LIBCPC_SAN_OBJS) $(LIBCPC_LIBS) \
+		-o $@ $(LIBCPC_TEST_SRCS) $(LIBCPC_SAN_OBJS) \
+		$(PMCDEV_SAN_TEST_OBJS) $(LIBCPC_LIBS) \
 		$(shell pkg-config --libs check)
 
 libcpc-unit: $(LIBCPC_UNIT)

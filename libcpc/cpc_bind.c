@@ -9,7 +9,8 @@
  * allocated, attached or started, every PMC of the set is released and the
  * bind fails. The driver pins hardware counters, so a bound set is never
  * multiplexed. A sample reads every PMC of the set at one instant: from the
- * self-read page of a set bound to the calling thread (cpc_selfread.c), from
+ * self-read page of a set bound to the calling thread (the device layer's
+ * reader, libpmc/dev/pmcdev_selfread.c), from
  * the OVERFLOW record of a set stopped by an overflow (cpc_ring.c), or with
  * one PMC_OP_PMCREADSET: one timestamp for all.
  *
@@ -36,6 +37,34 @@
  * state. A set unbound by another thread is recognised by its bind state.
  */
 static _Thread_local cpc_set_t *cpc_lwp_set;
+
+/*
+ * The calling thread's id without a system call after the first: glibc
+ * 2.36's gettid() enters the kernel every time, and the sample path checks
+ * the thread on every call. The cache is per thread; a fork() child's
+ * thread drops it (registered once, at the first call).
+ */
+static _Thread_local pid_t cpc_tid_cache;
+static pthread_once_t cpc_atfork_once = PTHREAD_ONCE_INIT;
+
+static void cpc_tid_forget(void)
+{
+	cpc_tid_cache = 0;
+}
+
+static void cpc_atfork_register(void)
+{
+	pthread_atfork(NULL, NULL, cpc_tid_forget);
+}
+
+pid_t cpc_gettid(void)
+{
+	if (!cpc_tid_cache) {
+		pthread_once(&cpc_atfork_once, cpc_atfork_register);
+		cpc_tid_cache = gettid();
+	}
+	return cpc_tid_cache;
+}
 
 static bool lwp_set_ok(const cpc_set_t *set)
 {
@@ -72,8 +101,8 @@ static void set_release_pmcs(cpc_t *cpc, cpc_set_t *set)
 	int i;
 
 	for (i = 0; i < set->nids; i++) {
-		cpc_dev_stop(cpc, set->ids[i]);
-		cpc_dev_release(cpc, set->ids[i]);
+		pmcdev_op(cpc_fd(cpc), PMC_IOC_PMCSTOP, set->ids[i]);
+		pmcdev_op(cpc_fd(cpc), PMC_IOC_PMCRELEASE, set->ids[i]);
 	}
 	for (i = 0; i < set->nreqs; i++) {
 		set->reqs[i].pmcid = PMC_ID_INVALID;
@@ -119,13 +148,13 @@ static int pmc_add(cpc_t *cpc, cpc_set_t *set, const struct bind_ctx *bc,
 		errno = EINVAL;
 		return -1;
 	}
-	if (cpc_dev_allocate(cpc, a) < 0)
+	if (pmcdev_allocate(cpc_fd(cpc), a) < 0)
 		return -1;
 	if (bc->kind != CPC_BIND_CPU &&
-	    cpc_dev_attach(cpc, a->pm_pmcid, bc->attach_pid,
-			   bc->attach_flags) < 0) {
+	    pmcdev_attach(cpc_fd(cpc), PMC_IOC_PMCATTACH, a->pm_pmcid,
+			  bc->attach_pid, bc->attach_flags) < 0) {
 		err = errno;
-		cpc_dev_release(cpc, a->pm_pmcid);
+		pmcdev_op(cpc_fd(cpc), PMC_IOC_PMCRELEASE, a->pm_pmcid);
 		errno = err;
 		return -1;
 	}
@@ -222,7 +251,8 @@ static int set_plan(cpc_t *cpc, cpc_set_t *set, const char *fn, bool system,
 		return -1;
 	}
 	for (i = 0; i < set->nreqs; i++) {
-		subcode = cpc_req_encode(cpc, &set->reqs[i], pics[i], &enc[i]);
+		subcode = cpc_req_encode(cpc, &set->reqs[i], pics[i], system,
+					 &enc[i]);
 		if (subcode) {
 			cpc_err(cpc, fn, subcode);
 			errno = EINVAL;
@@ -260,10 +290,7 @@ static int set_bind(cpc_t *cpc, cpc_set_t *set, const char *fn,
 		if (!(r->flags & (CPC_COUNT_USER | CPC_COUNT_SYSTEM)))
 			continue;
 		fill_alloc(bc, &a);
-		if (r->flags & CPC_COUNT_USER)
-			a.pm_caps |= PMC_CAP_USER;
-		if (r->flags & CPC_COUNT_SYSTEM)
-			a.pm_caps |= PMC_CAP_SYSTEM;
+		a.pm_caps |= enc[i].caps;
 		if ((r->flags & CPC_OVF_NOTIFY_EMT) && !system) {
 			set->has_ovf = true;
 			a.pm_caps |= PMC_CAP_INTERRUPT;
@@ -297,7 +324,7 @@ static int set_bind(cpc_t *cpc, cpc_set_t *set, const char *fn,
 		goto fail;
 	}
 	for (i = 0; i < set->nids; i++)
-		if (cpc_dev_start(cpc, set->ids[i]) < 0)
+		if (pmcdev_op(cpc_fd(cpc), PMC_IOC_PMCSTART, set->ids[i]) < 0)
 			goto fail;
 	set->bind = bc->kind;
 	set->frozen = false;
@@ -552,6 +579,74 @@ static bool ovf_values(cpc_t *cpc, cpc_set_t *set, uint64_t *vals,
 	return got;
 }
 
+/*
+ * The self-read page of a set bound to the calling thread: STATIC, CLOCK
+ * and RDPMC entries are read in user space (the device layer's reader); if
+ * any entry of the set needs a system call, the whole set is read with one
+ * PMC_OP_PMCREADSET instead (one timestamp for all). Without the page (an
+ * older driver), every sample is a PMCREADSET. Async-signal-safe.
+ */
+void cpc_selfread_map(cpc_t *cpc, cpc_set_t *set)
+{
+	const struct pmc_selfread_page *pg;
+	size_t len;
+	int i;
+
+	if (set->sr.pg)
+		return;
+	pg = pmcdev_selfread_map(cpc->fd, set->group, &len);
+	if (!pg)
+		return;		/* an older driver: PMCREADSET it is */
+	for (i = 0; i < PMC_READSET_MAX; i++)
+		set->sr.ent[i] = -1;
+	set->sr.len = len;
+	set->sr.pg = pg;
+}
+
+void cpc_selfread_unmap(cpc_t *cpc, cpc_set_t *set)
+{
+	(void)cpc;
+	if (!set->sr.pg)
+		return;
+	(void)pmcdev_selfread_unmap(set->sr.pg, set->sr.len);
+	set->sr.pg = NULL;
+}
+
+int cpc_set_selfread(cpc_t *cpc, cpc_set_t *set, int on)
+{
+	bool was;
+
+	if (!cpc_set_valid(cpc, set) || set->bind != CPC_BIND_LWP ||
+	    set->tid != cpc_gettid()) {
+		errno = EINVAL;
+		return -1;
+	}
+	was = set->sr.pg != NULL;
+	if (on > 0) {
+		cpc_selfread_map(cpc, set);
+		if (!set->sr.pg) {
+			errno = ENOTSUP;
+			return -1;
+		}
+	} else if (on == 0) {
+		cpc_selfread_unmap(cpc, set);
+	}
+	return was;
+}
+
+/* Sample @set from its page: true with @vals (by slot) and @ts filled. */
+static bool selfread_sample(cpc_t *cpc, cpc_set_t *set, uint64_t *vals,
+			    uint64_t *ts)
+{
+	if (pmcdev_selfread(set->sr.pg, (unsigned int)set->nids, set->ids,
+			    vals, ts, set->sr.ent) <= 0)
+		return false;
+	if (cpc->stats)
+		atomic_fetch_add_explicit(&cpc->n_selfreads, 1,
+					  memory_order_relaxed);
+	return true;
+}
+
 /* The set's values, by slot, at one instant @ts; @mask: overflowed slots. */
 static int set_read(cpc_t *cpc, cpc_set_t *set, uint64_t *vals, uint64_t *ts,
 		    uint64_t *mask, bool *from_record)
@@ -570,9 +665,10 @@ static int set_read(cpc_t *cpc, cpc_set_t *set, uint64_t *vals, uint64_t *ts,
 		*from_record = true;
 		return 0;
 	}
-	if (set->sr.pg && cpc_selfread_sample(cpc, set, vals, ts) == 0)
+	if (set->sr.pg && selfread_sample(cpc, set, vals, ts))
 		return 0;
-	return cpc_dev_readset(cpc, set->ids, set->nids, vals, ts);
+	return pmcdev_readset(cpc_fd(cpc), (unsigned int)set->nids, set->ids, vals,
+			      ts);
 }
 
 int cpc_set_sample(cpc_t *cpc, cpc_set_t *set, cpc_buf_t *buf)
@@ -639,7 +735,8 @@ static int set_stop_all(cpc_t *cpc, cpc_set_t *set)
 	int i, ret = 0, err = 0;
 
 	for (i = 0; i < set->nids; i++)
-		if (cpc_dev_stop(cpc, set->ids[i]) < 0 && !ret) {
+		if (pmcdev_op(cpc_fd(cpc), PMC_IOC_PMCSTOP, set->ids[i]) < 0 &&
+		    !ret) {
 			ret = -1;
 			err = errno;
 		}
@@ -652,7 +749,7 @@ static int set_start_all(cpc_t *cpc, cpc_set_t *set)
 	int i;
 
 	for (i = 0; i < set->nids; i++)
-		if (cpc_dev_start(cpc, set->ids[i]) < 0)
+		if (pmcdev_op(cpc_fd(cpc), PMC_IOC_PMCSTART, set->ids[i]) < 0)
 			return -1;
 	return 0;
 }
@@ -696,7 +793,8 @@ int cpc_set_restart(cpc_t *cpc, cpc_set_t *set)
 		const struct cpc_req *r = &s->reqs[i];
 
 		if (r->pmcid != PMC_ID_INVALID &&
-		    cpc_dev_write(cpc, r->pmcid, r->bound_preset) < 0)
+		    pmcdev_rw(cpc_fd(cpc), r->pmcid, PMC_F_NEWVALUE,
+			      r->bound_preset, NULL) < 0)
 			return -1;
 	}
 	if (set_start_all(cpc, s) < 0)
@@ -736,7 +834,7 @@ int cpc_disable(cpc_t *cpc)
 	 * records within ~10 ms: have them in the ring when we return.
 	 */
 	if (s->period_us && s->sub)
-		(void)cpc_dev_flushlog(s->cpc);
+		(void)pmcdev_flushlog(cpc_fd(s->cpc));
 	s->frozen = true;
 	return 0;
 }

@@ -1,11 +1,17 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * cpc_events.c - what the counters can count: the event catalogue (libpfm4
- * platform events of the core PMU, Intel fixed-counter events, the PAPI
- * generic events mapped to perf's generic hardware events, and the Linux
- * software events the driver names), the attributes, the walkers, the
- * assignment of requests to counters (pics) and the encoding of a request
- * into a PMCALLOCATE descriptor.
+ * cpc_events.c - what the counters can count: the event catalogue the
+ * walkers list (libpfm4 platform events of the core PMU, Intel
+ * fixed-counter events, the PAPI generic events mapped to perf's generic
+ * hardware events, and the Linux software events the driver names; the
+ * tables and libpfm4 are the device layer's, libpmc/dev/pmcdev.h), the
+ * attributes, the assignment of requests to counters (pics) and the
+ * encoding of a request into a PMCALLOCATE descriptor.
+ *
+ * A name the catalogue does not list (a pmc(3) alias such as
+ * "instructions", a libpfm4 name with modifiers, FreeBSD's spelling) goes
+ * to the device layer's resolver, the one pmc(3) uses, so both libraries
+ * and every tool accept the same names (docs/events.md).
  *
  * Counters ("pics"): with a hardware PMU, pics 0 .. ngp-1 are the
  * general-purpose counters (IAP or K8 class) and the next nfixed pics the
@@ -21,83 +27,8 @@
 #include <strings.h>
 
 #include <linux/perf_event.h>
-#include <perfmon/pfmlib_perf_event.h>
 
 #include "libcpc_impl.h"
-
-#define CPC_VENDOR_INTEL	0x1
-#define CPC_VENDOR_AMD		0x2
-#define CPC_VENDOR_ALL		(CPC_VENDOR_INTEL | CPC_VENDOR_AMD)
-
-#define CPC_HW_CACHE(cache, op, result) \
-	((uint64_t)(cache) | ((uint64_t)(op) << 8) | ((uint64_t)(result) << 16))
-
-/* Which fixed counter a generic event may also use (-1: none). */
-struct cpc_generic {
-	const char	*name;
-	uint32_t	type;
-	uint64_t	config;
-	unsigned int	vendors;
-	int		fixed;
-};
-
-/*
- * illumos' PAPI names (generic_events(3CPC)) mapped to perf's generic
- * events, on the vendors whose Linux PMU driver implements them.
- */
-static const struct cpc_generic cpc_generics[] = {
-	{ "PAPI_tot_cyc", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES,
-	  CPC_VENDOR_ALL, 1 },
-	{ "PAPI_tot_ins", PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS,
-	  CPC_VENDOR_ALL, 0 },
-	{ "PAPI_br_ins", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS,
-	  CPC_VENDOR_ALL, -1 },
-	{ "PAPI_br_msp", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES,
-	  CPC_VENDOR_ALL, -1 },
-	{ "PAPI_l1_dca", PERF_TYPE_HW_CACHE,
-	  CPC_HW_CACHE(PERF_COUNT_HW_CACHE_L1D, PERF_COUNT_HW_CACHE_OP_READ,
-		       PERF_COUNT_HW_CACHE_RESULT_ACCESS), CPC_VENDOR_ALL, -1 },
-	{ "PAPI_l1_dcm", PERF_TYPE_HW_CACHE,
-	  CPC_HW_CACHE(PERF_COUNT_HW_CACHE_L1D, PERF_COUNT_HW_CACHE_OP_READ,
-		       PERF_COUNT_HW_CACHE_RESULT_MISS), CPC_VENDOR_ALL, -1 },
-	{ "PAPI_l1_ldm", PERF_TYPE_HW_CACHE,
-	  CPC_HW_CACHE(PERF_COUNT_HW_CACHE_L1D, PERF_COUNT_HW_CACHE_OP_READ,
-		       PERF_COUNT_HW_CACHE_RESULT_MISS), CPC_VENDOR_ALL, -1 },
-	{ "PAPI_l1_ica", PERF_TYPE_HW_CACHE,
-	  CPC_HW_CACHE(PERF_COUNT_HW_CACHE_L1I, PERF_COUNT_HW_CACHE_OP_READ,
-		       PERF_COUNT_HW_CACHE_RESULT_ACCESS), CPC_VENDOR_AMD, -1 },
-	{ "PAPI_l1_icm", PERF_TYPE_HW_CACHE,
-	  CPC_HW_CACHE(PERF_COUNT_HW_CACHE_L1I, PERF_COUNT_HW_CACHE_OP_READ,
-		       PERF_COUNT_HW_CACHE_RESULT_MISS), CPC_VENDOR_ALL, -1 },
-	{ "PAPI_l2_tca", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_REFERENCES,
-	  CPC_VENDOR_AMD, -1 },
-	{ "PAPI_l2_tcm", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES,
-	  CPC_VENDOR_AMD, -1 },
-	{ "PAPI_l3_tca", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_REFERENCES,
-	  CPC_VENDOR_INTEL, -1 },
-	{ "PAPI_l3_tcm", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES,
-	  CPC_VENDOR_INTEL, -1 },
-	{ "PAPI_tlb_dm", PERF_TYPE_HW_CACHE,
-	  CPC_HW_CACHE(PERF_COUNT_HW_CACHE_DTLB, PERF_COUNT_HW_CACHE_OP_READ,
-		       PERF_COUNT_HW_CACHE_RESULT_MISS), CPC_VENDOR_ALL, -1 },
-	{ "PAPI_tlb_im", PERF_TYPE_HW_CACHE,
-	  CPC_HW_CACHE(PERF_COUNT_HW_CACHE_ITLB, PERF_COUNT_HW_CACHE_OP_READ,
-		       PERF_COUNT_HW_CACHE_RESULT_MISS), CPC_VENDOR_ALL, -1 },
-	{ "PAPI_stl_icy", PERF_TYPE_HARDWARE,
-	  PERF_COUNT_HW_STALLED_CYCLES_FRONTEND, CPC_VENDOR_AMD, -1 },
-	{ "PAPI_res_stl", PERF_TYPE_HARDWARE,
-	  PERF_COUNT_HW_STALLED_CYCLES_BACKEND, CPC_VENDOR_AMD, -1 },
-};
-
-/* The Intel fixed counters' own events, as illumos' core PCBE names them. */
-static const struct {
-	const char	*name;
-	uint64_t	config;
-} cpc_fixed_events[] = {
-	{ "instr_retired.any", PERF_COUNT_HW_INSTRUCTIONS },
-	{ "cpu_clk_unhalted.thread", PERF_COUNT_HW_CPU_CYCLES },
-	{ "cpu_clk_unhalted.ref", PERF_COUNT_HW_REF_CPU_CYCLES },
-};
 
 /* Attributes of the hardware general-purpose counters (illumos order). */
 static const char *const cpc_hw_attrs[] = { "edge", "inv", "umask", "cmask" };
@@ -166,87 +97,39 @@ static uint64_t fixed_bit(const cpc_t *cpc, int i)
 	return 1ULL << (cpc->ngp + (uint_t)i);
 }
 
-/* The present core PMU of libpfm4 (the default one if it says so). */
-static int pfm_core_pmu(pfm_pmu_info_t *out)
-{
-	pfm_pmu_info_t pi;
-	pfm_pmu_t pmu;
-	bool found = false;
-
-	if (pfm_initialize() != PFM_SUCCESS)
-		return -1;
-	pfm_for_all_pmus(pmu) {
-		memset(&pi, 0, sizeof(pi));
-		pi.size = sizeof(pi);
-		if (pfm_get_pmu_info(pmu, &pi) != PFM_SUCCESS ||
-		    !pi.is_present || pi.type != PFM_PMU_TYPE_CORE)
-			continue;
-		if (!found || pi.is_dfl) {
-			*out = pi;
-			found = true;
-		}
-		if (pi.is_dfl)
-			break;
-	}
-	return found ? 0 : -1;
-}
+struct platform_walk {
+	cpc_t *cpc;
+	struct cpc_catalogue *cat;
+	size_t nfixed;		/* the fixed events come first */
+};
 
 /* Platform events: each event, and "event.umask" for each unit mask. */
+static int add_platform_event(void *arg, const char *pmu, const char *event,
+			      const char *umask, int nmask, bool dfl)
+{
+	struct platform_walk *w = arg;
+	struct cpc_event proto = {
+		.kind = CPC_EV_PLATFORM, .picmask = gp_mask(w->cpc),
+		.pfm_event = event, .pfm_umask = umask,
+	};
+	char name[CPC_MAX_EVENT_LEN];
+
+	snprintf(w->cpc->pfm_pmu, sizeof(w->cpc->pfm_pmu), "%s", pmu);
+	/* The bare name only where it encodes (no unit mask needed). */
+	if (!umask)
+		return nmask && !dfl ? 0 :
+			cat_add(w->cat, &proto, event, true, w->nfixed);
+	snprintf(name, sizeof(name), "%s.%s", event, umask);
+	return cat_add(w->cat, &proto, name, true, w->nfixed);
+}
+
 static int add_platform_events(cpc_t *cpc, struct cpc_catalogue *cat)
 {
-	struct cpc_event proto = {
-		.kind = CPC_EV_PLATFORM, .picmask = gp_mask(cpc),
-	};
-	pfm_event_attr_info_t ai;
-	pfm_event_info_t info;
-	pfm_pmu_info_t pi = { 0 };
-	char name[CPC_MAX_EVENT_LEN];
-	size_t nfixed = cat->n;	/* the fixed events come first */
-	int idx, i;
+	struct platform_walk w = { .cpc = cpc, .cat = cat, .nfixed = cat->n };
 
-	if (!cpc->gp_class || pfm_core_pmu(&pi) < 0)
+	if (!cpc->gp_class)
 		return 0;
-	snprintf(cpc->pfm_pmu, sizeof(cpc->pfm_pmu), "%s", pi.name);
-	for (idx = pi.first_event; idx != -1; idx = pfm_get_event_next(idx)) {
-		bool bare = true;
-		int numasks = 0;
-
-		memset(&info, 0, sizeof(info));
-		info.size = sizeof(info);
-		if (pfm_get_event_info(idx, PFM_OS_NONE, &info) != PFM_SUCCESS)
-			continue;
-		proto.pfm_event = info.name;
-		for (i = 0; i < info.nattrs; i++) {
-			memset(&ai, 0, sizeof(ai));
-			ai.size = sizeof(ai);
-			if (pfm_get_event_attr_info(idx, i, PFM_OS_NONE, &ai) !=
-			    PFM_SUCCESS || ai.type != PFM_ATTR_UMASK)
-				continue;
-			if (!numasks++)
-				bare = false;
-			if (ai.is_dfl)
-				bare = true;
-		}
-		/* The bare name only where it encodes (no unit mask needed). */
-		if (bare) {
-			proto.pfm_umask = NULL;
-			if (cat_add(cat, &proto, info.name, true, nfixed) < 0)
-				return -1;
-		}
-		for (i = 0; i < info.nattrs; i++) {
-			memset(&ai, 0, sizeof(ai));
-			ai.size = sizeof(ai);
-			if (pfm_get_event_attr_info(idx, i, PFM_OS_NONE, &ai) !=
-			    PFM_SUCCESS || ai.type != PFM_ATTR_UMASK)
-				continue;
-			snprintf(name, sizeof(name), "%s.%s", info.name,
-				 ai.name);
-			proto.pfm_umask = ai.name;
-			if (cat_add(cat, &proto, name, true, nfixed) < 0)
-				return -1;
-		}
-	}
-	return 0;
+	return pmcdev_pfm_walk(true, add_platform_event, &w);
 }
 
 static int add_fixed_events(cpc_t *cpc, struct cpc_catalogue *cat)
@@ -254,13 +137,15 @@ static int add_fixed_events(cpc_t *cpc, struct cpc_catalogue *cat)
 	struct cpc_event proto = {
 		.kind = CPC_EV_FIXED, .type = PERF_TYPE_HARDWARE,
 	};
+	const char *name;
 	size_t i;
+	int ctr;
 
-	for (i = 0; i < ARRAY_SIZE(cpc_fixed_events) && i < cpc->nfixed; i++) {
-		proto.config = cpc_fixed_events[i].config;
-		proto.picmask = fixed_bit(cpc, (int)i);
-		if (cat_add(cat, &proto, cpc_fixed_events[i].name, false,
-			    cat->n) < 0)
+	for (i = 0; i < PMCDEV_NFIXED && i < cpc->nfixed; i++) {
+		name = pmcdev_fixed_name(PMCDEV_FIXED_ILLUMOS + i, &ctr,
+					 &proto.config);
+		proto.picmask = fixed_bit(cpc, ctr);
+		if (cat_add(cat, &proto, name, false, cat->n) < 0)
 			return -1;
 	}
 	return 0;
@@ -272,42 +157,36 @@ static int add_soft_events(cpc_t *cpc, struct cpc_catalogue *cat)
 		.kind = CPC_EV_SOFT, .type = PERF_TYPE_SOFTWARE,
 		.picmask = CPC_PICMASK(cpc->npic),
 	};
-	struct pmc_dyn_event_descr *ev;
-	uint32_t n, i;
+	const struct pmc_dyn_event_descr *ev;
+	uint32_t i;
 	int ret = 0;
 
 	if (!cpc->nsoft)
 		return 0;
-	if (cpc_dev_events(cpc, PMC_CLASS_SOFT, &ev, &n) < 0)
+	/* Kept for the resolver (cpc->md) until cpc_events_fini(). */
+	if (pmcdev_events(cpc_fd(cpc), PMC_CLASS_SOFT, &cpc->soft,
+			  &cpc->md.nsoft) < 0)
 		return errno == ENOMEM ? -1 : 0;
-	for (i = 0; i < n && !ret; i++) {
-		ev[i].pm_ev_name[PMC_NAME_MAX - 1] = '\0';
+	cpc->md.soft = ev = cpc->soft;
+	for (i = 0; i < cpc->md.nsoft && !ret; i++) {
 		if (ev[i].pm_type != PERF_TYPE_SOFTWARE || !ev[i].pm_ev_name[0])
 			continue;
 		proto.config = ev[i].pm_config;
 		ret = cat_add(cat, &proto, ev[i].pm_ev_name, false, cat->n);
 	}
-	free(ev);
 	return ret;
 }
 
 static int add_generic_events(cpc_t *cpc, struct cpc_catalogue *cat)
 {
 	struct cpc_event proto = { .kind = CPC_EV_GENERIC };
-	unsigned int vendor;
+	unsigned int vendor = pmcdev_vendor(cpc->cpuinfo.pm_cputype);
+	const struct pmcdev_generic *g;
 	size_t i;
 
 	if (!cpc->gp_class)
 		return 0;
-	if (cpc->cpuinfo.pm_cputype == PMC_CPU_INTEL_CORE)
-		vendor = CPC_VENDOR_INTEL;
-	else if (cpc->cpuinfo.pm_cputype == PMC_CPU_AMD_K8)
-		vendor = CPC_VENDOR_AMD;
-	else
-		vendor = CPC_VENDOR_ALL;
-	for (i = 0; i < ARRAY_SIZE(cpc_generics); i++) {
-		const struct cpc_generic *g = &cpc_generics[i];
-
+	for (i = 0; (g = pmcdev_generic(i)) != NULL; i++) {
 		if ((g->vendors & vendor) != vendor)
 			continue;
 		proto.type = g->type;
@@ -331,6 +210,15 @@ int cpc_events_init(cpc_t *cpc)
 	struct cpc_catalogue cat = { 0 };
 	size_t i, na = 0;
 
+	/*
+	 * The resolver's view: libcpc's pics are the hardware and SOFT
+	 * classes (no TSC: "cycles" is the core's), fixed counters only
+	 * beside general-purpose ones.
+	 */
+	cpc->md.hw_class = cpc->gp_class;
+	cpc->md.has_iaf = cpc->fixed_class != 0;
+	cpc->md.has_tsc = false;
+	cpc->md.vendor = pmcdev_vendor(cpc->cpuinfo.pm_cputype);
 	if (add_fixed_events(cpc, &cat) < 0 ||
 	    add_platform_events(cpc, &cat) < 0 ||
 	    add_soft_events(cpc, &cat) < 0 ||
@@ -371,6 +259,10 @@ void cpc_events_fini(cpc_t *cpc)
 	free(cpc->events);
 	free(cpc->sorted);
 	free(cpc->attrs);
+	free(cpc->soft);
+	cpc->soft = NULL;
+	cpc->md.soft = NULL;
+	cpc->md.nsoft = 0;
 	cpc->events = NULL;
 	cpc->sorted = NULL;
 	cpc->attrs = NULL;
@@ -411,9 +303,31 @@ bool cpc_attr_known(const cpc_t *cpc, const char *name)
 	return false;
 }
 
+/*
+ * A name the catalogue does not list, by the device layer's resolver (in
+ * thread scope; cpc_req_encode() asks again for the bind's scope). 0, or
+ * CPC_INVALID_EVENT for a name it does not know or libcpc cannot count.
+ */
+int cpc_event_resolve(const cpc_t *cpc, const char *name, bool system,
+		      struct pmcdev_event *e)
+{
+	if (pmcdev_resolve(&cpc->md, name, !system, e))
+		return CPC_INVALID_EVENT;
+	if (e->cls != PMC_CLASS_SOFT && e->cls != cpc->gp_class)
+		return CPC_INVALID_EVENT;
+	if (e->fixed >= 0 && !fixed_bit(cpc, e->fixed))
+		e->fixed = -1;
+	return 0;
+}
+
 uint64_t cpc_req_picmask(const cpc_t *cpc, const struct cpc_req *req)
 {
-	return req->ev ? req->ev->picmask : gp_mask(cpc);
+	if (req->ev)
+		return req->ev->picmask;
+	if (req->named)
+		return req->dev.cls == PMC_CLASS_SOFT ? CPC_PICMASK(cpc->npic) :
+			gp_mask(cpc) | fixed_bit(cpc, req->dev.fixed);
+	return gp_mask(cpc);
 }
 
 bool cpc_pic_is_fixed(const cpc_t *cpc, int pic)
@@ -427,22 +341,16 @@ static int encode_platform(const cpc_t *cpc, const struct cpc_event *ev,
 			   struct cpc_enc *enc)
 {
 	char spec[CPC_MAX_EVENT_LEN + 128];
-	struct perf_event_attr attr;
-	pfm_perf_encode_arg_t arg;
+	struct pmcdev_pfm_encoding pe;
 
 	snprintf(spec, sizeof(spec), "%s::%s%s%s", cpc->pfm_pmu, ev->pfm_event,
 		 ev->pfm_umask ? ":" : "", ev->pfm_umask ? ev->pfm_umask : "");
-	memset(&attr, 0, sizeof(attr));
-	memset(&arg, 0, sizeof(arg));
-	arg.attr = &attr;
-	arg.size = sizeof(arg);
-	if (pfm_get_os_event_encoding(spec, PFM_PLM3, PFM_OS_PERF_EVENT_EXT,
-				      &arg) != PFM_SUCCESS)
+	if (pmcdev_pfm_encode(spec, &pe))
 		return CPC_INVALID_EVENT;
-	enc->type = attr.type;
-	enc->config = attr.config;
-	enc->config1 = attr.config1;
-	enc->config2 = attr.config2;
+	enc->type = pe.type;
+	enc->config = pe.config;
+	enc->config1 = pe.config1;
+	enc->config2 = pe.config2;
 	return 0;
 }
 
@@ -461,19 +369,19 @@ static int apply_hw_attrs(const struct cpc_req *req, struct cpc_enc *enc)
 		if (!strcmp(a->ca_name, "umask")) {
 			if (a->ca_val > 0xff)
 				return CPC_ATTRIBUTE_OUT_OF_RANGE;
-			enc->config = (enc->config & ~0xff00ULL) |
-				      (a->ca_val << 8);
+			enc->config = (enc->config & ~PMCDEV_EVSEL_UMASK) |
+				      (a->ca_val << PMCDEV_EVSEL_UMASK_SHIFT);
 		} else if (!strcmp(a->ca_name, "cmask")) {
 			if (a->ca_val > 0xff)
 				return CPC_ATTRIBUTE_OUT_OF_RANGE;
-			enc->config = (enc->config & ~0xff000000ULL) |
-				      (a->ca_val << 24);
+			enc->config = (enc->config & ~PMCDEV_EVSEL_CMASK) |
+				      (a->ca_val << PMCDEV_EVSEL_CMASK_SHIFT);
 		} else if (!strcmp(a->ca_name, "edge")) {
-			enc->config = a->ca_val ? enc->config | (1ULL << 18) :
-						  enc->config & ~(1ULL << 18);
+			enc->config = a->ca_val ? enc->config | PMCDEV_EVSEL_EDGE :
+						  enc->config & ~PMCDEV_EVSEL_EDGE;
 		} else if (!strcmp(a->ca_name, "inv")) {
-			enc->config = a->ca_val ? enc->config | (1ULL << 23) :
-						  enc->config & ~(1ULL << 23);
+			enc->config = a->ca_val ? enc->config | PMCDEV_EVSEL_INV :
+						  enc->config & ~PMCDEV_EVSEL_INV;
 		} else {
 			return CPC_INVALID_ATTRIBUTE;
 		}
@@ -492,18 +400,61 @@ static bool has_attrs(const struct cpc_req *req)
 	return false;
 }
 
+/* A request the resolver named, counted on @pic in @system scope. */
+static int encode_named(const cpc_t *cpc, const struct cpc_req *req, int pic,
+			bool system, struct cpc_enc *enc)
+{
+	bool fixed = cpc_pic_is_fixed(cpc, pic);
+	struct pmcdev_event e;
+	int ret;
+
+	ret = cpc_event_resolve(cpc, req->event, system, &e);
+	if (ret)
+		return ret;
+	enc->named = e.caps;
+	if (e.cls != PMC_CLASS_SOFT &&
+	    (pic < 0 || !(cpc_req_picmask(cpc, req) & (1ULL << pic))))
+		return CPC_PIC_NOT_CAPABLE;
+	enc->pmc_class = e.cls == PMC_CLASS_SOFT ? PMC_CLASS_SOFT :
+			 fixed ? cpc->fixed_class : cpc->gp_class;
+	enc->ev = e.ev;
+	enc->type = e.type;
+	enc->config = e.config;
+	enc->config1 = e.config1;
+	enc->config2 = e.config2;
+	if (e.type != PERF_TYPE_RAW && has_attrs(req))
+		return CPC_INVALID_ATTRIBUTE;
+	return apply_hw_attrs(req, enc);
+}
+
 /*
- * The PMCALLOCATE descriptor of @req counted on @pic. Returns 0 or the
- * illumos subcode of the refusal (the caller fails with EINVAL).
+ * The PMCALLOCATE descriptor of @req counted on @pic in @system scope (a
+ * CPU, else a thread). Returns 0 or the illumos subcode of the refusal (the
+ * caller fails with EINVAL).
  */
 int cpc_req_encode(const cpc_t *cpc, const struct cpc_req *req, int pic,
-		   struct cpc_enc *enc)
+		   bool system, struct cpc_enc *enc)
 {
 	const struct cpc_event *ev = req->ev;
 	bool fixed = cpc_pic_is_fixed(cpc, pic);
+	uint32_t asked = 0;
 	int ret;
 
 	memset(enc, 0, sizeof(*enc));
+	if (req->flags & CPC_COUNT_USER)
+		asked |= PMC_CAP_USER;
+	if (req->flags & CPC_COUNT_SYSTEM)
+		asked |= PMC_CAP_SYSTEM;
+	if (req->named) {
+		ret = encode_named(cpc, req, pic, system, enc);
+		if (ret)
+			return ret;
+		/* The privilege rule of every entry point (pmcdev_levels()). */
+		if (pmcdev_levels(asked, enc->named, &enc->caps) < 0)
+			return CPC_REQ_INVALID_FLAGS;
+		return 0;
+	}
+	enc->caps = asked;
 	if (ev && ev->kind == CPC_EV_SOFT) {
 		if (has_attrs(req))
 			return CPC_INVALID_ATTRIBUTE;
@@ -541,8 +492,7 @@ int cpc_req_encode(const cpc_t *cpc, const struct cpc_req *req, int pic,
 		if (req->raw > max)
 			return CPC_INVALID_EVENT;
 		enc->type = PERF_TYPE_RAW;
-		/* AMD keeps event-select bits 11:8 in bits 35:32. */
-		enc->config = (req->raw & 0xff) | ((req->raw & 0xf00) << 24);
+		enc->config = PMCDEV_EVSEL_CODE(req->raw);
 	}
 	return apply_hw_attrs(req, enc);
 }

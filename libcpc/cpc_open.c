@@ -324,13 +324,13 @@ static void cpc_free_handle(cpc_t *cpc)
 	cpc_print_stats(cpc);
 	cpc_ring_fini(cpc);
 	cpc_events_fini(cpc);
-	cpc_dev_close(cpc);
+	pmcdev_close(cpc->fd);
 	pthread_mutex_destroy(&cpc->lock);
 	cpc->magic = 0;
 	free(cpc);
 }
 
-cpc_t *cpc_open_backend(int ver, const struct cpc_backend *be, void *ctx)
+cpc_t *cpc_open(int ver)
 {
 	uint32_t version;
 	cpc_t *cpc;
@@ -344,8 +344,6 @@ cpc_t *cpc_open_backend(int ver, const struct cpc_backend *be, void *ctx)
 	if (!cpc)
 		return NULL;
 	cpc->magic = CPC_HANDLE_MAGIC;
-	cpc->be = be;
-	cpc->be_ctx = ctx;
 	cpc->fd = -1;
 	atomic_init(&cpc->next_group, 1);
 	pthread_mutex_init(&cpc->lock, NULL);
@@ -353,15 +351,11 @@ cpc_t *cpc_open_backend(int ver, const struct cpc_backend *be, void *ctx)
 	cpc->stats = env_is("LIBCPC_STATS", "1");
 	cpc->no_selfread = env_is("LIBCPC_SELFREAD", "0");
 
-	if (cpc_dev_open(cpc) < 0)
+	cpc->fd = pmcdev_open();
+	if (cpc->fd < 0)
 		goto fail;
-	if (cpc_dev_version(cpc, &version) < 0)
-		goto fail;
-	if (PMC_VERSION_TO_MAJOR(version) != PMC_VERSION_MAJOR) {
-		errno = PMC_EPROGMISMATCH;
-		goto fail;
-	}
-	if (cpc_dev_cpuinfo(cpc, &cpc->cpuinfo) < 0)
+	if (pmcdev_version(cpc_fd(cpc), &version) < 0 ||
+	    pmcdev_cpuinfo(cpc_fd(cpc), &cpc->cpuinfo) < 0)
 		goto fail;
 	cpc_size_counters(cpc);
 	if (cpc_events_init(cpc) < 0)
@@ -374,11 +368,6 @@ fail:
 	cpc_free_handle(cpc);
 	errno = err;
 	return NULL;
-}
-
-cpc_t *cpc_open(int ver)
-{
-	return cpc_open_backend(ver, &cpc_dev_backend, NULL);
 }
 
 int cpc_close(cpc_t *cpc)

@@ -7,9 +7,9 @@
  * cpc_buf_overflowed).
  *
  * One ring per handle: the handle's /dev/pmc file is the PMC owner, and the
- * driver writes every record of the owner there. The reader is perf's
- * consumer: load-acquire pr_data_head, copy each record out, store-release
- * pr_data_tail. Records it has no use for (PMCALLOCATE, ...) are skipped.
+ * driver writes every record of the owner there. The reader is the device
+ * layer's (libpmc/dev/pmcdev_ring.c, perf's consumer protocol); records it
+ * has no use for (PMCALLOCATE, ...) are skipped.
  *
  * Async-signal safety: cpc_ring_drain() takes no lock and allocates
  * nothing. The single-consumer rule is kept by the ring's busy flag, taken
@@ -21,40 +21,19 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include "libcpc_impl.h"
 
 /* Map the ring. cpc->lock held. 0, or -1 with errno (remembered). */
 static int ring_map(cpc_t *cpc)
 {
-	long page = sysconf(_SC_PAGESIZE);
 	struct cpc_ring *r;
-	struct pmc_ring_page *pg;
-	size_t len = (CPC_RING_PAGES + 1) * (size_t)page;
-	uint64_t size;
 	unsigned int nsubs;
 
 	if (cpc->ring)
 		return 0;
 	if (cpc->ring_errno) {
 		errno = cpc->ring_errno;
-		return -1;
-	}
-	pg = cpc_dev_mmap(cpc, len, PROT_READ | PROT_WRITE, 0);
-	if (pg == MAP_FAILED) {
-		cpc->ring_errno = errno;
-		return -1;
-	}
-	size = pg->pr_data_size;
-	if (pg->pr_version != PMC_RING_VERSION ||
-	    pg->pr_page_size != (uint32_t)page ||
-	    pg->pr_data_offset != (uint64_t)page || !size ||
-	    (size & (size - 1)) || size > len - (size_t)page) {
-		cpc_dev_munmap(cpc, pg, len);
-		cpc->ring_errno = EPROTO;
-		errno = EPROTO;
 		return -1;
 	}
 	/* Sets reading the ring: one per CPU (cpustat) and then some. */
@@ -64,18 +43,20 @@ static int ring_map(cpc_t *cpc)
 		r->subs = calloc(nsubs, sizeof(*r->subs));
 	if (!r || !r->subs) {
 		free(r);
-		cpc_dev_munmap(cpc, pg, len);
 		errno = ENOMEM;
 		return -1;
 	}
-	r->pg = pg;
-	r->data = (const unsigned char *)pg + pg->pr_data_offset;
-	r->size = size;
-	r->map_len = len;
+	if (pmcdev_ring_map(cpc->fd, CPC_RING_PAGES, &r->rd) < 0) {
+		cpc->ring_errno = errno;
+		free(r->subs);
+		free(r);
+		errno = cpc->ring_errno;
+		return -1;
+	}
 	r->nsubs = nsubs;
 	atomic_init(&r->busy, false);
 	/* Wake poll() on any byte. */
-	__atomic_store_n(&pg->pr_watermark, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&r->rd.pg->pr_watermark, 0, __ATOMIC_RELAXED);
 	cpc->ring = r;
 	return 0;
 }
@@ -166,7 +147,7 @@ void cpc_ring_fini(cpc_t *cpc)
 
 	if (!r)
 		return;
-	cpc_dev_munmap(cpc, r->pg, r->map_len);
+	pmcdev_ring_unmap(&r->rd);
 	free(r->subs);
 	free(r);
 	cpc->ring = NULL;
@@ -292,19 +273,6 @@ static void on_drop(struct cpc_ring *r, const struct pmclog_dropnotify *d)
 	}
 }
 
-/* Copy @len bytes at free-running offset @pos out of the ring. */
-static void ring_copy(const struct cpc_ring *r, void *dst, uint64_t pos,
-		      size_t len)
-{
-	size_t at = (size_t)(pos & (r->size - 1));
-	size_t first = len;
-
-	if (first > r->size - at)
-		first = r->size - at;
-	memcpy(dst, r->data + at, first);
-	memcpy((char *)dst + first, r->data, len - first);
-}
-
 static void dispatch(struct cpc_ring *r, uint32_t type, size_t len)
 {
 	const void *rec = r->rec;
@@ -329,38 +297,27 @@ static void dispatch(struct cpc_ring *r, uint32_t type, size_t len)
 
 /*
  * Read every record published so far, with the ring claimed. Returns the
- * number of records read. A corrupt stream (bad magic or length) is
+ * number of records read. A broken stream (bad magic or length) is
  * skipped to the head: the kernel is the only writer, so it cannot happen
  * unless the mapping is not what it claims.
  */
 static int ring_read(struct cpc_ring *r)
 {
-	struct pmc_ring_page *pg = r->pg;
-	uint64_t tail = __atomic_load_n(&pg->pr_data_tail, __ATOMIC_RELAXED);
-	uint64_t head = __atomic_load_n(&pg->pr_data_head, __ATOMIC_ACQUIRE);
-	struct pmclog_header h;
-	uint32_t len;
-	int n = 0;
+	struct pmcdev_ring_error err;
+	uint32_t len, hdr;
+	int n = 0, ret;
 
-	while (head - tail >= sizeof(h)) {
-		ring_copy(r, &h, tail, sizeof(h));
-		len = PMCLOG_HEADER_TO_LENGTH(h.pl_header);
-		if (!PMCLOG_HEADER_CHECK_MAGIC(h.pl_header) || len < sizeof(h) ||
-		    len % PMCLOG_ALIGN || len > head - tail) {
-			tail = head;
-			break;
-		}
+	while ((ret = pmcdev_ring_next(&r->rd, r->rec, sizeof(r->rec), &len,
+				       &err)) > 0) {
 		if (len <= sizeof(r->rec)) {
-			ring_copy(r, r->rec, tail, len);
-			dispatch(r, PMCLOG_HEADER_TO_TYPE(h.pl_header), len);
+			memcpy(&hdr, r->rec, sizeof(hdr));
+			dispatch(r, PMCLOG_HEADER_TO_TYPE(hdr), len);
 		}
-		tail += len;
+		pmcdev_ring_consume(&r->rd, len);
 		n++;
-		if (head - tail < sizeof(h))
-			head = __atomic_load_n(&pg->pr_data_head,
-					       __ATOMIC_ACQUIRE);
 	}
-	__atomic_store_n(&pg->pr_data_tail, tail, __ATOMIC_RELEASE);
+	if (ret < 0)
+		pmcdev_ring_skip_all(&r->rd);
 	r->records += (uint64_t)n;
 	return n;
 }

@@ -119,10 +119,14 @@ int cpc_set_add_request(cpc_t *cpc, cpc_set_t *set, const char *event,
 	req.event = copy_truncated(event, CPC_MAX_EVENT_LEN);
 	if (!req.event)
 		return -1;
+	/* The catalogue, a raw code, then the vocabulary pmc(3) shares. */
 	req.ev = cpc_event_find(cpc, req.event);
 	if (!req.ev && !cpc_event_parse_raw(cpc, req.event, &req.raw)) {
-		cpc_err(cpc, fn, CPC_INVALID_EVENT);
-		goto inval;
+		if (cpc_event_resolve(cpc, req.event, false, &req.dev)) {
+			cpc_err(cpc, fn, CPC_INVALID_EVENT);
+			goto inval;
+		}
+		req.named = true;
 	}
 
 	for (i = 0; i < nattrs; i++) {

@@ -19,6 +19,7 @@
 #include <pmc/ring.h>
 
 #include "libcpc.h"
+#include "pmcdev.h"
 
 #define CPC_HANDLE_MAGIC	0x43504348U	/* "CPCH" */
 #define CPC_SET_MAGIC		0x43505354U	/* "CPST" */
@@ -30,20 +31,6 @@
 #define CPC_MAX_PICS		64
 
 #define CPC_PICMASK(n)		((n) >= 64 ? ~0ULL : ((1ULL << (n)) - 1))
-
-/*
- * The /dev/pmc backend. The default one opens PMC_DEVICE_PATH and issues
- * ioctl(2); host unit tests give a simulated driver (cpc_open_backend()).
- * Every call returns 0 or -1 with errno set, like the system calls.
- */
-struct cpc_backend {
-	int (*open)(void *ctx);
-	int (*ioctl)(void *ctx, int fd, unsigned long request, void *arg);
-	void (*close)(void *ctx, int fd);
-	/* mmap(2) of the device (MAP_SHARED); MAP_FAILED with errno. */
-	void *(*mmap)(void *ctx, int fd, size_t len, int prot, off_t off);
-	void (*munmap)(void *ctx, void *addr, size_t len);
-};
 
 /* What kind of event a catalogue entry is; decides class and encoding. */
 enum cpc_event_kind {
@@ -72,6 +59,8 @@ struct cpc_enc {
 	uint64_t	config;
 	uint64_t	config1;
 	uint64_t	config2;
+	uint32_t	named;		/* levels the event name's modifiers ask for */
+	uint32_t	caps;		/* PMC_CAP_USER/SYSTEM counted (pmcdev_levels) */
 };
 
 struct cpc_req {
@@ -80,8 +69,10 @@ struct cpc_req {
 	uint_t		flags;
 	uint_t		nattrs;
 	cpc_attr_t	*attrs;		/* private copies of names and values */
-	const struct cpc_event *ev;	/* NULL: a raw numeric event code */
-	uint64_t	raw;		/* the numeric code when ev is NULL */
+	const struct cpc_event *ev;	/* a catalogue event, or NULL: */
+	bool		named;		/* ... a name the resolver knows (dev) */
+	struct pmcdev_event dev;	/* ... (as resolved in thread scope) */
+	uint64_t	raw;		/* ... or a raw numeric event code */
 	int		picnum;		/* explicit "picnum" attribute, or -1 */
 	/* While bound: */
 	uint64_t	bound_preset;	/* preset cpc_set_restart() restores */
@@ -133,10 +124,7 @@ struct cpc_ringsub {
 #define CPC_RING_PAGES		64	/* data pages: 256 KiB with 4 KiB pages */
 #define CPC_RING_REC_MAX	4096	/* records copied out whole; longer ones skipped */
 struct cpc_ring {
-	struct pmc_ring_page *pg;
-	const unsigned char *data;
-	uint64_t	size;
-	size_t		map_len;
+	struct pmcdev_ring rd;		/* the device layer's reader */
 	atomic_bool	busy;
 	uint64_t	lost;		/* records the kernel dropped (DROPNOTIFY) */
 	uint64_t	records;	/* records read */
@@ -146,7 +134,7 @@ struct cpc_ring {
 	uint64_t	rec[CPC_RING_REC_MAX / 8]; /* a record copied out of the ring */
 };
 
-/* The self-read page of a set bound to the calling thread (cpc_selfread.c). */
+/* The self-read page of a set bound to the calling thread (cpc_bind.c). */
 struct cpc_selfread {
 	const struct pmc_selfread_page *pg;
 	size_t		len;
@@ -218,9 +206,7 @@ struct __cpc_buf {
  */
 struct __cpc {
 	uint32_t	magic;
-	int		fd;
-	const struct cpc_backend *be;
-	void		*be_ctx;
+	int		fd;		/* its /dev/pmc: the PMC owner */
 	pthread_mutex_t	lock;
 	cpc_set_t	*sets;
 	cpc_buf_t	*bufs;
@@ -252,10 +238,12 @@ struct __cpc {
 	const char	**attrs;	/* attribute names, "picnum" last */
 	size_t		nattrs;
 	char		pfm_pmu[64];	/* libpfm4 PMU of the platform events */
+	/* What the device layer's resolver knows of the machine. */
+	struct pmcdev_mdesc md;
+	struct pmc_dyn_event_descr *soft;	/* the SOFT class's events */
 };
 
 /* cpc_open.c */
-cpc_t *cpc_open_backend(int ver, const struct cpc_backend *be, void *ctx);
 bool cpc_valid(const cpc_t *cpc);
 void cpc_err(cpc_t *cpc, const char *fn, int subcode);
 const char *cpc_errstr(int subcode);
@@ -278,36 +266,32 @@ int cpc_events_init(cpc_t *cpc);
 void cpc_events_fini(cpc_t *cpc);
 const struct cpc_event *cpc_event_find(const cpc_t *cpc, const char *name);
 bool cpc_event_parse_raw(const cpc_t *cpc, const char *name, uint64_t *code);
+int cpc_event_resolve(const cpc_t *cpc, const char *name, bool system,
+		      struct pmcdev_event *e);
 bool cpc_attr_known(const cpc_t *cpc, const char *name);
 uint64_t cpc_req_picmask(const cpc_t *cpc, const struct cpc_req *req);
 bool cpc_pic_is_fixed(const cpc_t *cpc, int pic);
 int cpc_req_encode(const cpc_t *cpc, const struct cpc_req *req, int pic,
-		   struct cpc_enc *enc);
+		   bool system, struct cpc_enc *enc);
 int cpc_assign_pics(const cpc_t *cpc, const cpc_set_t *set, int *pics,
 		    int *subcode);
 
-/* cpc_ioctl.c: the private /dev/pmc layer (0 or -1 with errno). */
-extern const struct cpc_backend cpc_dev_backend;
-int cpc_dev_open(cpc_t *cpc);
-void cpc_dev_close(cpc_t *cpc);
-int cpc_dev_version(cpc_t *cpc, uint32_t *version);
-int cpc_dev_cpuinfo(cpc_t *cpc, struct pmc_op_getcpuinfo *ci);
-int cpc_dev_events(cpc_t *cpc, uint32_t pmc_class,
-		   struct pmc_dyn_event_descr **events, uint32_t *n);
-int cpc_dev_allocate(cpc_t *cpc, struct pmc_op_pmcallocate *a);
-int cpc_dev_attach(cpc_t *cpc, uint32_t id, pid_t pid, uint32_t flags);
-int cpc_dev_start(cpc_t *cpc, uint32_t id);
-int cpc_dev_stop(cpc_t *cpc, uint32_t id);
-int cpc_dev_release(cpc_t *cpc, uint32_t id);
-int cpc_dev_write(cpc_t *cpc, uint32_t id, uint64_t value);
-int cpc_dev_setcount(cpc_t *cpc, uint32_t id, uint64_t count);
-int cpc_dev_readset(cpc_t *cpc, const uint32_t *ids, int n, uint64_t *vals,
-		    uint64_t *timestamp);
+/*
+ * The handle's descriptor for one ioctl of the device layer (pmcdev.h),
+ * counted for LIBCPC_STATS.
+ */
+static inline int cpc_fd(cpc_t *cpc)
+{
+	if (cpc->stats)
+		atomic_fetch_add_explicit(&cpc->n_ioctls, 1,
+					  memory_order_relaxed);
+	return cpc->fd;
+}
 
-int cpc_dev_flushlog(cpc_t *cpc);
-void *cpc_dev_mmap(cpc_t *cpc, size_t len, int prot, off_t off);
-void cpc_dev_munmap(cpc_t *cpc, void *addr, size_t len);
+/* cpc_bind.c: the calling thread's id (cached), the self-read page. */
 pid_t cpc_gettid(void);
+void cpc_selfread_map(cpc_t *cpc, cpc_set_t *set);
+void cpc_selfread_unmap(cpc_t *cpc, cpc_set_t *set);
 
 /* cpc_ring.c */
 int cpc_ring_subscribe(cpc_t *cpc, cpc_set_t *set, pid_t tid);
@@ -317,12 +301,6 @@ int cpc_ring_read_claimed(cpc_t *cpc);
 bool cpc_ring_claim(cpc_t *cpc);
 void cpc_ring_release(cpc_t *cpc);
 void cpc_ring_fini(cpc_t *cpc);
-
-/* cpc_selfread.c */
-void cpc_selfread_map(cpc_t *cpc, cpc_set_t *set);
-void cpc_selfread_unmap(cpc_t *cpc, cpc_set_t *set);
-int cpc_selfread_sample(cpc_t *cpc, cpc_set_t *set, uint64_t *vals,
-			uint64_t *ts);
 
 /* pctx.c */
 pid_t cpc_pctx_pid(const pctx_t *pctx);

@@ -2,10 +2,12 @@
 # libpmc: FreeBSD's pmc(3)/pmclog(3) on Linux.
 #
 #   build/libpmc/libpmc.so.1.0.0 (+ libpmc.so.1, libpmc.so links), libpmc.a,
-#   libpmc.pc; `make libpmc-unit` runs the host unit tests (libcheck, ASan and
+#   libpmc.pc, over the device layer libpmc/dev (libpmc/dev/pmcdev.mk, also
+#   linked by libcpc); `make libpmc-unit` runs the host unit tests (libcheck, ASan and
 #   UBSan), `make install-libpmc`. mk/man.mk lints the man pages.
 
 PREFIX ?= /usr/local
+include $(TOP)/libpmc/dev/pmcdev.mk
 LIBPMC_DIR := $(TOP)/libpmc
 LIBPMC_OUT := $(BUILD)/libpmc
 LIBPMC_VERSION := 1.0.0
@@ -17,9 +19,9 @@ LIBPMC_MAP := $(LIBPMC_DIR)/libpmc.map
 LIBPMC_MANS := $(LIBPMC_DIR)/pmc.3 $(LIBPMC_DIR)/pmclog.3
 
 LIBPMC_SRCS := $(sort $(wildcard $(LIBPMC_DIR)/*.c))
-LIBPMC_HDRS := $(wildcard $(LIBPMC_DIR)/*.h) $(wildcard $(TOP)/include/uapi/pmc/*.h)
+LIBPMC_HDRS := $(wildcard $(LIBPMC_DIR)/*.h) $(PMCDEV_HDRS)
 LIBPMC_OBJS := $(patsubst $(LIBPMC_DIR)/%.c,$(LIBPMC_OUT)/obj/%.o,$(LIBPMC_SRCS))
-LIBPMC_CFLAGS := $(USER_CFLAGS) $(CFLAGS) -fPIC -I$(LIBPMC_DIR)
+LIBPMC_CFLAGS := $(USER_CFLAGS) $(CFLAGS) -fPIC -I$(LIBPMC_DIR) $(PMCDEV_INC)
 LIBPMC_LIBS := -lpfm -lpthread
 
 .PHONY: libpmc libpmc-unit install-libpmc
@@ -32,14 +34,15 @@ $(LIBPMC_OUT)/obj/%.o: $(LIBPMC_DIR)/%.c $(LIBPMC_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(LIBPMC_CFLAGS) -c -o $@ $<
 
-$(LIBPMC_SO): $(LIBPMC_OBJS) $(LIBPMC_MAP)
+$(LIBPMC_SO): $(LIBPMC_OBJS) $(PMCDEV_A) $(LIBPMC_MAP)
 	$(CC) $(CFLAGS) -shared -Wl,-soname,$(LIBPMC_SONAME) \
 		-Wl,--version-script=$(LIBPMC_MAP) -Wl,-z,defs -o $@ \
-		$(LIBPMC_OBJS) $(LIBPMC_LIBS)
+		$(LIBPMC_OBJS) $(PMCDEV_A) $(LIBPMC_LIBS)
 	ln -sf $(notdir $@) $(LIBPMC_OUT)/$(LIBPMC_SONAME)
 	ln -sf $(LIBPMC_SONAME) $(LIBPMC_OUT)/libpmc.so
 
-$(LIBPMC_A): $(LIBPMC_OBJS)
+# The device layer's objects travel in the archive: it links alone.
+$(LIBPMC_A): $(LIBPMC_OBJS) $(PMCDEV_OBJS)
 	@rm -f $@
 	ar rcs $@ $^
 
@@ -60,13 +63,13 @@ LIBPMC_CHECK_LIBS = $(shell pkg-config --libs check)
 
 $(LIBPMC_OUT)/san/%.o: $(LIBPMC_DIR)/%.c $(LIBPMC_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(USER_CFLAGS) -O1 -g $(SAN_CFLAGS) -I$(LIBPMC_DIR) -c -o $@ $<
+	$(CC) $(USER_CFLAGS) -O1 -g $(SAN_CFLAGS) -I$(LIBPMC_DIR) $(PMCDEV_INC) -c -o $@ $<
 
-$(LIBPMC_UNIT): $(LIBPMC_TEST_SRCS) $(LIBPMC_TEST_HDRS) $(LIBPMC_SAN_OBJS)
+$(LIBPMC_UNIT): $(LIBPMC_TEST_SRCS) $(LIBPMC_TEST_HDRS) $(LIBPMC_SAN_OBJS) $(PMCDEV_SAN_OBJS)
 	@mkdir -p $(@D)
-	$(CC) $(USER_CFLAGS) -O1 -g $(SAN_CFLAGS) -I$(LIBPMC_DIR) \
+	$(CC) $(USER_CFLAGS) -O1 -g $(SAN_CFLAGS) -I$(LIBPMC_DIR) $(PMCDEV_INC) \
 		$(LIBPMC_CHECK_CFLAGS) -o $@ $(LIBPMC_TEST_SRCS) \
-		$(LIBPMC_SAN_OBJS) $(LIBPMC_CHECK_LIBS) $(LIBPMC_LIBS)
+		$(LIBPMC_SAN_OBJS) $(PMCDEV_SAN_OBJS) $(LIBPMC_CHECK_LIBS) $(LIBPMC_LIBS)
 
 # libcheck writes the TAP file; a crash that leaves no failure in it fails
 # the step.

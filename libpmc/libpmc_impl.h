@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * libpmc_impl.h - libpmc's internal interfaces: the process-wide /dev/pmc
- * handle, the machine description the event-specifier parser works on, the
- * libpfm4 glue, and the name helpers. Nothing here is exported (libpmc.map).
+ * handle, the machine description the event-specifier parser works on, and
+ * the name lists. The device layer (dev/pmcdev.h) holds the ioctls, the
+ * ring and self-read readers, libpfm4 and the event vocabulary. Nothing
+ * here is exported (libpmc.map).
  */
 #ifndef _LIBPMC_IMPL_H_
 #define _LIBPMC_IMPL_H_
@@ -63,42 +65,7 @@ const struct pmc_classinfo *pmc__class_info(const struct pmc_cpuinfo *cpu,
 int pmc__event_names(const struct pmc_mdesc *m, uint32_t cl,
 		     const char ***eventnames, int *nevents);
 
-/* pmc_pfm.c: libpfm4. */
-
-struct pmc_pfm_encoding {
-	uint32_t type;		/* PERF_TYPE_* */
-	uint64_t config;
-	uint64_t config1;
-	uint64_t config2;
-	bool exclude_user;	/* the name's modifiers asked for kernel only */
-	bool exclude_kernel;	/* ... for user only */
-};
-
-/*
- * Encode a libpfm4 event name ("INST_RETIRED:ANY_P:u", "inst_retired.any_p")
- * for perf. Returns 0, ENOENT if libpfm4 knows no such event on this CPU,
- * EINVAL for bad attributes or modifiers.
- */
-int pmc__pfm_encode(const char *name, struct pmc_pfm_encoding *enc);
-/*
- * The events of the CPU's core PMU(s), as "EVENT.UMASK" (or "EVENT" when it
- * has no unit mask), appended to the name list @nl.
- */
-struct pmc_namelist;
-int pmc__pfm_event_names(struct pmc_namelist *nl);
-
-/* pmc_names.c: names. */
-
-/*
- * FreeBSD's event-name comparison: case-insensitive, with ' ', '_', '-' and
- * '.' all equal.
- */
-bool pmc__name_eq(const char *a, const char *b);
-bool pmc__name_eqn(const char *a, const char *b, size_t blen);
-/* perf's name of a generic hardware event (PERF_COUNT_HW_*), or NULL. */
-const char *pmc__generic_name(uint64_t config);
-/* Linux's name of a software event (PERF_COUNT_SW_*), or NULL. */
-const char *pmc__soft_name(uint64_t config);
+/* pmc_names.c: name lists. */
 
 /*
  * A list of names built for pmc_event_names_of_class(): one malloc'd block

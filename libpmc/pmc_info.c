@@ -5,10 +5,12 @@
  * row administration and the event names of a class.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "libpmc_impl.h"
+#include "pmcdev.h"
 
 const struct pmc_classinfo *pmc__class_info(const struct pmc_cpuinfo *cpu,
 					    uint32_t cl)
@@ -155,16 +157,26 @@ int pmc_disable(int cpu, int pmc)
 	return pmc_admin(cpu, pmc, PMC_STATE_DISABLED);
 }
 
-/* The IAF events, by their FreeBSD names: what the fixed counters count. */
-static const char *const pmc_iaf_names[] = {
-	"instr-retired.any", "cpu-clk-unhalted.core", "cpu-clk-unhalted.ref",
-};
+/* libpfm4's events: "EVENT.UMASK" for each unit mask, "EVENT" without any. */
+static int pmc_pfm_name(void *arg, const char *pmu, const char *event,
+			const char *umask, int nmask, bool dfl)
+{
+	char name[256];
+
+	(void)pmu;
+	(void)dfl;
+	if (!umask)
+		return nmask ? 0 : pmc__namelist_add(arg, event);
+	snprintf(name, sizeof(name), "%s.%s", event, umask);
+	return pmc__namelist_add(arg, name);
+}
 
 static int pmc_class_names(const struct pmc_mdesc *m, uint32_t cl,
 			   struct pmc_namelist *nl)
 {
 	unsigned int i;
-	int err = 0;
+	uint64_t config;
+	int err = 0, ctr;
 
 	switch (cl) {
 	case PMC_CLASS_TSC:
@@ -174,15 +186,17 @@ static int pmc_class_names(const struct pmc_mdesc *m, uint32_t cl,
 			err = pmc__namelist_add(nl, m->soft[i].pm_ev_name);
 		return err;
 	case PMC_CLASS_IAF:
-		for (i = 0; i < PMC_ARRAY_SIZE(pmc_iaf_names) && !err; i++)
-			err = pmc__namelist_add(nl, pmc_iaf_names[i]);
+		/* By their FreeBSD names: what the fixed counters count. */
+		for (i = 0; i < PMCDEV_NFIXED && !err; i++)
+			err = pmc__namelist_add(nl, pmcdev_fixed_name(
+					PMCDEV_FIXED_FREEBSD + i, &ctr, &config));
 		return err;
 	case PMC_CLASS_IAP:
 	case PMC_CLASS_K8:
 		/* perf's generic events, then libpfm4's for this CPU. */
-		for (i = 0; pmc__generic_name(i) && !err; i++)
-			err = pmc__namelist_add(nl, pmc__generic_name(i));
-		return err ? err : pmc__pfm_event_names(nl);
+		for (i = 0; pmcdev_hw_name(i) && !err; i++)
+			err = pmc__namelist_add(nl, pmcdev_hw_name(i));
+		return err ? err : pmcdev_pfm_walk(false, pmc_pfm_name, nl);
 	}
 	return EINVAL;
 }

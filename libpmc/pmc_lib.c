@@ -14,15 +14,14 @@
  * inherited descriptor (pthread_atfork) and opens its own on first use.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "libpmc_impl.h"
+#include "pmcdev.h"
 
 static pthread_mutex_t pmc_lock = PTHREAD_MUTEX_INITIALIZER;
 static atomic_bool pmc_initialized;
@@ -30,12 +29,12 @@ static atomic_int pmc_fd = -1;		/* -1: closed (before init, or in a child) */
 static bool pmc_atfork_done;
 static struct pmc_cpuinfo pmc_cpu;
 static struct pmc_dyn_event_descr *pmc_soft;
-static unsigned int pmc_nsoft;
+static uint32_t pmc_nsoft;
 static struct pmc_mdesc pmc_md;
 
 static int pmc_open_device(void)
 {
-	int fd = open(PMC_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+	int fd = pmcdev_open();
 
 	/* FreeBSD's pmc_init() fails with ENXIO when hwpmc is not loaded. */
 	if (fd < 0 && (errno == ENOENT || errno == ENODEV))
@@ -49,7 +48,7 @@ static void pmc_atfork_child(void)
 	int fd = atomic_exchange(&pmc_fd, -1);
 
 	if (fd >= 0)
-		close(fd);
+		pmcdev_close(fd);
 }
 
 int pmc__fd(void)
@@ -78,11 +77,7 @@ int pmc__fd(void)
 
 int pmc__ioctl(unsigned long request, void *arg)
 {
-	int fd = pmc__fd();
-
-	if (fd < 0)
-		return -1;
-	return ioctl(fd, request, arg) < 0 ? -1 : 0;
+	return pmcdev_ioctl(pmc__fd(), request, arg);
 }
 
 const struct pmc_mdesc *pmc__mdesc(void)
@@ -94,52 +89,14 @@ const struct pmc_mdesc *pmc__mdesc(void)
 	return &pmc_md;
 }
 
-/* GETDYNEVENTINFO of a class: a malloc'd table, or NULL with errno. */
-static struct pmc_dyn_event_descr *pmc_fetch_dyn(int fd, uint32_t cl,
-						 unsigned int *n)
-{
-	struct pmc_op_getdyneventinfo gi = { .pm_class = cl };
-	struct pmc_dyn_event_descr *ev = NULL;
-
-	for (;;) {
-		if (ioctl(fd, PMC_IOC_GETDYNEVENTINFO, &gi) < 0) {
-			free(ev);
-			return NULL;
-		}
-		if (ev && gi.pm_nevent <= *n)
-			break;
-		/* First call, or the table grew: size it and ask again. */
-		free(ev);
-		*n = gi.pm_nevent;
-		ev = calloc(*n ? *n : 1, sizeof(*ev));
-		if (!ev)
-			return NULL;
-		gi.pm_events = (uint64_t)(uintptr_t)ev;
-	}
-	*n = gi.pm_nevent;
-	return ev;
-}
-
 static int pmc_load(int fd)
 {
-	struct pmc_op_getmoduleversion v = { .pm_version = PMC_VERSION };
 	struct pmc_op_getcpuinfo ci;
+	uint32_t version;
 	unsigned int i;
 
-	if (ioctl(fd, PMC_IOC_GETMODULEVERSION, &v) < 0)
+	if (pmcdev_version(fd, &version) < 0 || pmcdev_cpuinfo(fd, &ci) < 0)
 		return -1;
-	if (PMC_VERSION_TO_MAJOR(v.pm_version) != PMC_VERSION_MAJOR) {
-		errno = EPROGMISMATCH;
-		return -1;
-	}
-
-	memset(&ci, 0, sizeof(ci));
-	if (ioctl(fd, PMC_IOC_GETCPUINFO, &ci) < 0)
-		return -1;
-	if (ci.pm_nclass > PMC_CLASS_MAX) {
-		errno = EPROGMISMATCH;
-		return -1;
-	}
 	memset(&pmc_cpu, 0, sizeof(pmc_cpu));
 	pmc_cpu.pm_cputype = (enum pmc_cputype)ci.pm_cputype;
 	pmc_cpu.pm_ncpu = ci.pm_ncpu;
@@ -152,13 +109,9 @@ static int pmc_load(int fd)
 	pmc_cpu.pm_perfmon_version = ci.pm_perfmon_version;
 
 	pmc_nsoft = 0;
-	if (pmc__class_info(&pmc_cpu, PMC_CLASS_SOFT)) {
-		pmc_soft = pmc_fetch_dyn(fd, PMC_CLASS_SOFT, &pmc_nsoft);
-		if (!pmc_soft)
-			return -1;
-		for (i = 0; i < pmc_nsoft; i++)
-			pmc_soft[i].pm_ev_name[PMC_NAME_MAX - 1] = '\0';
-	}
+	if (pmc__class_info(&pmc_cpu, PMC_CLASS_SOFT) &&
+	    pmcdev_events(fd, PMC_CLASS_SOFT, &pmc_soft, &pmc_nsoft) < 0)
+		return -1;
 	pmc_md.cpu = &pmc_cpu;
 	pmc_md.soft = pmc_soft;
 	pmc_md.nsoft = pmc_nsoft;
@@ -192,7 +145,7 @@ int pmc_init(void)
 		err = errno;
 		free(pmc_soft);
 		pmc_soft = NULL;
-		close(fd);
+		pmcdev_close(fd);
 		goto out;
 	}
 	atomic_store(&pmc_fd, fd);

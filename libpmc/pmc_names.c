@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * pmc_names.c - pmc_name_of_*(): the names of modes, classes, states,
- * capabilities and events, FreeBSD's where FreeBSD has one; FreeBSD's
- * event-name comparison; the name lists of pmc_event_names_of_class().
+ * capabilities and events, FreeBSD's where FreeBSD has one (event names
+ * from the device layer's tables); the name lists of
+ * pmc_event_names_of_class().
  */
 #include <ctype.h>
 #include <errno.h>
@@ -10,6 +11,7 @@
 #include <string.h>
 
 #include "libpmc_impl.h"
+#include "pmcdev.h"
 
 static const char *pmc_lookup(const char *const *names, size_t n, unsigned int i)
 {
@@ -104,31 +106,6 @@ const char *pmc_name_of_capability(enum pmc_caps c)
 			  (unsigned int)__builtin_ctz(v));
 }
 
-/* perf's names (tools/perf), indexed by PERF_COUNT_HW_* / PERF_COUNT_SW_*. */
-static const char *const pmc_generic_names[] = {
-	"cpu-cycles", "instructions", "cache-references", "cache-misses",
-	"branch-instructions", "branch-misses", "bus-cycles",
-	"stalled-cycles-frontend", "stalled-cycles-backend", "ref-cycles",
-};
-
-static const char *const pmc_soft_names[] = {
-	"cpu-clock", "task-clock", "page-faults", "context-switches",
-	"cpu-migrations", "minor-faults", "major-faults", "alignment-faults",
-	"emulation-faults",
-};
-
-const char *pmc__generic_name(uint64_t config)
-{
-	return config < PMC_ARRAY_SIZE(pmc_generic_names) ?
-		pmc_generic_names[config] : NULL;
-}
-
-const char *pmc__soft_name(uint64_t config)
-{
-	return config < PMC_ARRAY_SIZE(pmc_soft_names) ?
-		pmc_soft_names[config] : NULL;
-}
-
 /*
  * Works without pmc_init() (pmclog(3) names events of logs read anywhere);
  * after it, SOFT names come from the driver's table.
@@ -146,40 +123,18 @@ const char *pmc_name_of_event(enum pmc_event pe)
 	if (ev == PMC_EV_RAW)
 		return "RAW";
 	if (ev >= PMC_EV_GENERIC_FIRST && ev < PMC_EV_RAW)
-		name = pmc__generic_name(ev - PMC_EV_GENERIC_FIRST);
+		name = pmcdev_hw_name(ev - PMC_EV_GENERIC_FIRST);
 	else if (ev >= PMC_EV_SOFT_FIRST && ev < PMC_EV_GENERIC_FIRST) {
 		m = pmc__mdesc();
 		errno = saved;
 		for (i = 0; m && i < m->nsoft; i++)
 			if (m->soft[i].pm_ev_code == ev)
 				return m->soft[i].pm_ev_name;
-		name = pmc__soft_name(ev - PMC_EV_SOFT_FIRST);
+		name = pmcdev_soft_name(ev - PMC_EV_SOFT_FIRST);
 	}
 	if (!name)
 		errno = EINVAL;
 	return name;
-}
-
-static int pmc_fold(int c)
-{
-	if (c == ' ' || c == '-' || c == '.')
-		return '_';
-	return tolower((unsigned char)c);
-}
-
-bool pmc__name_eqn(const char *a, const char *b, size_t blen)
-{
-	size_t i;
-
-	for (i = 0; i < blen && b[i]; i++)
-		if (pmc_fold(a[i]) != pmc_fold(b[i]))
-			return false;
-	return a[i] == '\0';
-}
-
-bool pmc__name_eq(const char *a, const char *b)
-{
-	return pmc__name_eqn(a, b, strlen(b));
 }
 
 int pmc__namelist_add(struct pmc_namelist *nl, const char *name)

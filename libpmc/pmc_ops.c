@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "libpmc_impl.h"
+#include "pmcdev.h"
 
 int pmc_parse_spec(const char *ctrspec, enum pmc_mode mode,
 		   struct pmc_op_pmcallocate *req)
@@ -35,7 +36,7 @@ int pmc_allocate_request(struct pmc_op_pmcallocate *req)
 		errno = EINVAL;
 		return -1;
 	}
-	return pmc__ioctl(PMC_IOC_PMCALLOCATE, req);
+	return pmcdev_allocate(pmc__fd(), req);
 }
 
 int pmc_allocate(const char *ctrspec, enum pmc_mode mode, uint32_t flags,
@@ -58,26 +59,14 @@ int pmc_allocate(const char *ctrspec, enum pmc_mode mode, uint32_t flags,
 	return 0;
 }
 
-static int pmc_attach_op(unsigned long request, pmc_id_t pmcid, pid_t pid,
-			 uint32_t flags)
-{
-	struct pmc_op_pmcattach a = {
-		.pm_pmc = pmcid,
-		.pm_pid = pid,
-		.pm_flags = flags,
-	};
-
-	return pmc__ioctl(request, &a);
-}
-
 int pmc_attach(pmc_id_t pmcid, pid_t pid)
 {
-	return pmc_attach_op(PMC_IOC_PMCATTACH, pmcid, pid, 0);
+	return pmcdev_attach(pmc__fd(), PMC_IOC_PMCATTACH, pmcid, pid, 0);
 }
 
 int pmc_detach(pmc_id_t pmcid, pid_t pid)
 {
-	return pmc_attach_op(PMC_IOC_PMCDETACH, pmcid, pid, 0);
+	return pmcdev_attach(pmc__fd(), PMC_IOC_PMCDETACH, pmcid, pid, 0);
 }
 
 int pmc_attach_thread(pmc_id_t pmcid, pid_t tid, uint32_t flags)
@@ -86,52 +75,35 @@ int pmc_attach_thread(pmc_id_t pmcid, pid_t tid, uint32_t flags)
 		errno = EINVAL;
 		return -1;
 	}
-	return pmc_attach_op(PMC_IOC_PMCATTACH, pmcid, tid,
+	return pmcdev_attach(pmc__fd(), PMC_IOC_PMCATTACH, pmcid, tid,
 			     PMC_ATTACH_F_THREAD | flags);
 }
 
 int pmc_detach_thread(pmc_id_t pmcid, pid_t tid)
 {
-	return pmc_attach_op(PMC_IOC_PMCDETACH, pmcid, tid,
+	return pmcdev_attach(pmc__fd(), PMC_IOC_PMCDETACH, pmcid, tid,
 			     PMC_ATTACH_F_THREAD);
-}
-
-static int pmc_simple_op(unsigned long request, pmc_id_t pmcid)
-{
-	struct pmc_op_simple s = { .pm_pmcid = pmcid };
-
-	return pmc__ioctl(request, &s);
 }
 
 int pmc_release(pmc_id_t pmc)
 {
-	return pmc_simple_op(PMC_IOC_PMCRELEASE, pmc);
+	return pmcdev_op(pmc__fd(), PMC_IOC_PMCRELEASE, pmc);
 }
 
 int pmc_start(pmc_id_t pmc)
 {
-	return pmc_simple_op(PMC_IOC_PMCSTART, pmc);
+	return pmcdev_op(pmc__fd(), PMC_IOC_PMCSTART, pmc);
 }
 
 int pmc_stop(pmc_id_t pmc)
 {
-	return pmc_simple_op(PMC_IOC_PMCSTOP, pmc);
+	return pmcdev_op(pmc__fd(), PMC_IOC_PMCSTOP, pmc);
 }
 
 static int pmc_rw_op(pmc_id_t pmc, uint32_t flags, pmc_value_t newvalue,
 		     pmc_value_t *oldvalue)
 {
-	struct pmc_op_pmcrw rw = {
-		.pm_flags = flags,
-		.pm_pmcid = pmc,
-		.pm_value = newvalue,
-	};
-
-	if (pmc__ioctl(PMC_IOC_PMCRW, &rw) < 0)
-		return -1;
-	if (oldvalue)
-		*oldvalue = rw.pm_value;
-	return 0;
+	return pmcdev_rw(pmc__fd(), pmc, flags, newvalue, oldvalue);
 }
 
 int pmc_read(pmc_id_t pmc, pmc_value_t *value)
@@ -160,88 +132,61 @@ int pmc_rw(pmc_id_t pmc, pmc_value_t newvalue, pmc_value_t *oldvalue)
 
 int pmc_set(pmc_id_t pmc, pmc_value_t value)
 {
-	struct pmc_op_pmcsetcount sc = {
-		.pm_count = value,
-		.pm_pmcid = pmc,
-	};
-
-	return pmc__ioctl(PMC_IOC_PMCSETCOUNT, &sc);
+	return pmcdev_setcount(pmc__fd(), pmc, value);
 }
 
 int pmc_capabilities(pmc_id_t pmc, uint32_t *caps)
 {
-	struct pmc_op_caps c = { .pm_pmcid = pmc };
-
 	if (!caps) {
 		errno = EINVAL;
 		return -1;
 	}
-	if (pmc__ioctl(PMC_IOC_GETCAPS, &c) < 0)
-		return -1;
-	*caps = c.pm_caps;
-	return 0;
+	return pmcdev_caps(pmc__fd(), pmc, caps);
 }
 
 int pmc_get_msr(pmc_id_t pmc, uint32_t *msr)
 {
-	struct pmc_op_getmsr gm = { .pm_pmcid = pmc };
-
 	if (!msr) {
 		errno = EINVAL;
 		return -1;
 	}
-	if (pmc__ioctl(PMC_IOC_PMCGETMSR, &gm) < 0) {
+	if (pmcdev_getmsr(pmc__fd(), pmc, msr) < 0) {
 		/* pmc(4) says EOPNOTSUPP where hwpmc(4) says ENOSYS: no RDPMC. */
 		if (errno == EOPNOTSUPP)
 			errno = ENOSYS;
 		return -1;
 	}
-	*msr = gm.pm_msr;
 	return 0;
 }
 
 int pmc_read_set(unsigned int n, const pmc_id_t *ids, pmc_value_t *values,
 		 uint64_t *timestamp)
 {
-	struct pmc_op_pmcreadset rs = {
-		.pm_count = n,
-		.pm_ids = (uint64_t)(uintptr_t)ids,
-		.pm_values = (uint64_t)(uintptr_t)values,
-	};
-
 	if (n == 0 || n > PMC_READSET_MAX || !ids || !values) {
 		errno = EINVAL;
 		return -1;
 	}
-	if (pmc__ioctl(PMC_IOC_PMCREADSET, &rs) < 0)
-		return -1;
-	if (timestamp)
-		*timestamp = rs.pm_timestamp;
-	return 0;
+	return pmcdev_readset(pmc__fd(), n, ids, values, timestamp);
 }
 
 /* Logging. */
 
 int pmc_configure_logfile(int fd)
 {
-	struct pmc_op_configurelog cl = { .pm_logfd = fd };
-
-	return pmc__ioctl(PMC_IOC_CONFIGURELOG, &cl);
+	return pmcdev_configurelog(pmc__fd(), fd);
 }
 
 int pmc_flush_logfile(void)
 {
-	return pmc__ioctl(PMC_IOC_FLUSHLOG, NULL);
+	return pmcdev_flushlog(pmc__fd());
 }
 
 int pmc_close_logfile(void)
 {
-	return pmc__ioctl(PMC_IOC_CLOSELOG, NULL);
+	return pmcdev_closelog(pmc__fd());
 }
 
 int pmc_writelog(uint32_t udata)
 {
-	struct pmc_op_writelog wl = { .pm_userdata = udata };
-
-	return pmc__ioctl(PMC_IOC_WRITELOG, &wl);
+	return pmcdev_writelog(pmc__fd(), udata);
 }

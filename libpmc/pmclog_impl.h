@@ -11,8 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <pmc/ring.h>
-
+#include "pmcdev.h"
 #include "pmclog.h"
 
 enum pmclog_source {
@@ -44,11 +43,8 @@ struct pmclog_parser {
 	int failed_errno;
 	char errmsg[PMCLOG_ERRMSG_LEN];
 
-	/* RING */
-	struct pmc_ring_page *ring;
-	const unsigned char *ring_data;
-	uint64_t ring_size;	/* pr_data_size */
-	size_t map_len;
+	/* RING: the device layer's reader; ring.tail == offset */
+	struct pmcdev_ring ring;
 };
 
 /* Largest record: the 16-bit length field, rounded down to 8. */
@@ -79,10 +75,10 @@ int pmclog__ring_read(struct pmclog_parser *ps, struct pmclog_ev *ev);
 void pmclog__ring_unmap(struct pmclog_parser *ps);
 
 /*
- * Attach a ring already mapped at @map (@map_len bytes: control page and
- * data): checks the control page. Used by pmclog_open_ring() and the tests.
+ * Set up the ring source's parse state once @ps->ring reads a ring (mapped
+ * by pmcdev_ring_map(), or attached by pmcdev_ring_attach() in the tests):
+ * the record buffer, the offset. 0, or -1 with errno.
  */
-int pmclog__ring_attach(struct pmclog_parser *ps, void *map, size_t map_len,
-			size_t page_size);
+int pmclog__ring_init(struct pmclog_parser *ps);
 
 #endif /* !_PMCLOG_IMPL_H_ */

@@ -38,7 +38,7 @@ uint64_t bench_soft_event(const char *name)
 	bench_die(0, "unknown software event '%s'", name);
 }
 
-int pmcdev_open(void)
+int bench_pmc_open(void)
 {
 	int fd = open(PMC_DEVICE_PATH, O_RDWR | O_CLOEXEC);
 
@@ -47,14 +47,14 @@ int pmcdev_open(void)
 	return fd;
 }
 
-static void pmcdev_ioctl(int fd, unsigned long req, void *arg, const char *what)
+static void bench_pmc_ioctl(int fd, unsigned long req, void *arg, const char *what)
 {
 	if (ioctl(fd, req, arg) < 0)
 		bench_die(errno, "%s", what);
 }
 
-uint32_t pmcdev_alloc(int fd, uint32_t mode, uint64_t config, uint32_t flags,
-		      uint64_t count)
+uint32_t bench_pmc_alloc(int fd, uint32_t mode, uint64_t config, uint32_t flags,
+			 uint64_t count)
 {
 	struct pmc_op_pmcallocate pa;
 
@@ -70,59 +70,59 @@ uint32_t pmcdev_alloc(int fd, uint32_t mode, uint64_t config, uint32_t flags,
 	pa.pm_count = count;
 	pa.pm_md.pm_type = PERF_TYPE_SOFTWARE;
 	pa.pm_md.pm_config = config;
-	pmcdev_ioctl(fd, PMC_IOC_PMCALLOCATE, &pa, "PMCALLOCATE");
+	bench_pmc_ioctl(fd, PMC_IOC_PMCALLOCATE, &pa, "PMCALLOCATE");
 	return pa.pm_pmcid;
 }
 
-void pmcdev_attach(int fd, uint32_t id, pid_t pid)
+void bench_pmc_attach(int fd, uint32_t id, pid_t pid)
 {
 	struct pmc_op_pmcattach a = { .pm_pmc = id, .pm_pid = pid };
 
-	pmcdev_ioctl(fd, PMC_IOC_PMCATTACH, &a, "PMCATTACH");
+	bench_pmc_ioctl(fd, PMC_IOC_PMCATTACH, &a, "PMCATTACH");
 }
 
-static void pmcdev_simple(int fd, unsigned long req, uint32_t id,
-			  const char *what)
+static void bench_pmc_simple(int fd, unsigned long req, uint32_t id,
+			     const char *what)
 {
 	struct pmc_op_simple s = { .pm_pmcid = id };
 
-	pmcdev_ioctl(fd, req, &s, what);
+	bench_pmc_ioctl(fd, req, &s, what);
 }
 
-void pmcdev_start(int fd, uint32_t id)
+void bench_pmc_start(int fd, uint32_t id)
 {
-	pmcdev_simple(fd, PMC_IOC_PMCSTART, id, "PMCSTART");
+	bench_pmc_simple(fd, PMC_IOC_PMCSTART, id, "PMCSTART");
 }
 
-void pmcdev_stop(int fd, uint32_t id)
+void bench_pmc_stop(int fd, uint32_t id)
 {
-	pmcdev_simple(fd, PMC_IOC_PMCSTOP, id, "PMCSTOP");
+	bench_pmc_simple(fd, PMC_IOC_PMCSTOP, id, "PMCSTOP");
 }
 
-void pmcdev_release(int fd, uint32_t id)
+void bench_pmc_release(int fd, uint32_t id)
 {
-	pmcdev_simple(fd, PMC_IOC_PMCRELEASE, id, "PMCRELEASE");
+	bench_pmc_simple(fd, PMC_IOC_PMCRELEASE, id, "PMCRELEASE");
 }
 
-void pmcdev_configurelog(int fd, int logfd)
+void bench_pmc_configurelog(int fd, int logfd)
 {
 	struct pmc_op_configurelog cl = { .pm_logfd = logfd };
 
-	pmcdev_ioctl(fd, PMC_IOC_CONFIGURELOG, &cl, "CONFIGURELOG");
+	bench_pmc_ioctl(fd, PMC_IOC_CONFIGURELOG, &cl, "CONFIGURELOG");
 }
 
-void pmcdev_closelog(int fd)
+void bench_pmc_closelog(int fd)
 {
-	pmcdev_ioctl(fd, PMC_IOC_CLOSELOG, NULL, "CLOSELOG");
+	bench_pmc_ioctl(fd, PMC_IOC_CLOSELOG, NULL, "CLOSELOG");
 }
 
-void pmcdev_stats(int fd, struct pmc_op_getdriverstats *st)
+void bench_pmc_stats(int fd, struct pmc_op_getdriverstats *st)
 {
 	memset(st, 0, sizeof(*st));
-	pmcdev_ioctl(fd, PMC_IOC_GETDRIVERSTATS, st, "GETDRIVERSTATS");
+	bench_pmc_ioctl(fd, PMC_IOC_GETDRIVERSTATS, st, "GETDRIVERSTATS");
 }
 
-int pmcdev_read(int fd, uint32_t id, uint64_t *value)
+int bench_pmc_read(int fd, uint32_t id, uint64_t *value)
 {
 	struct pmc_op_pmcrw rw = { .pm_pmcid = id };
 

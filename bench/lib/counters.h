@@ -21,24 +21,24 @@
 uint64_t bench_soft_event(const char *name);
 
 /* /dev/pmc, opened read-write. */
-int pmcdev_open(void);
+int bench_pmc_open(void);
 
 /*
  * Allocate a SOFT PMC of event @config in @mode (PMC_MODE_TC or TS) with
  * @flags (PMC_F_*) and @count (sampling period, or initial count). Its id.
  */
-uint32_t pmcdev_alloc(int fd, uint32_t mode, uint64_t config, uint32_t flags,
-		      uint64_t count);
-void pmcdev_attach(int fd, uint32_t id, pid_t pid);
-void pmcdev_start(int fd, uint32_t id);
-void pmcdev_stop(int fd, uint32_t id);
-void pmcdev_release(int fd, uint32_t id);
-void pmcdev_configurelog(int fd, int logfd);
-void pmcdev_closelog(int fd);
-void pmcdev_stats(int fd, struct pmc_op_getdriverstats *st);
+uint32_t bench_pmc_alloc(int fd, uint32_t mode, uint64_t config, uint32_t flags,
+			 uint64_t count);
+void bench_pmc_attach(int fd, uint32_t id, pid_t pid);
+void bench_pmc_start(int fd, uint32_t id);
+void bench_pmc_stop(int fd, uint32_t id);
+void bench_pmc_release(int fd, uint32_t id);
+void bench_pmc_configurelog(int fd, int logfd);
+void bench_pmc_closelog(int fd);
+void bench_pmc_stats(int fd, struct pmc_op_getdriverstats *st);
 
 /* PMC_OP_PMCRW read: 0, or -1 with errno. */
-int pmcdev_read(int fd, uint32_t id, uint64_t *value);
+int bench_pmc_read(int fd, uint32_t id, uint64_t *value);
 
 /*
  * perf_event_open(2) of software event @config for @pid (0: the caller) on

@@ -3,6 +3,12 @@
  * fake_pmc.c - a simulated /dev/pmc for libcpc's host unit tests. It answers
  * the ioctls of include/uapi/pmc/hwpmc.h the way the driver documents them,
  * for three machines: no PMU (SOFT only), Intel (IAP + IAF) and AMD (K8).
+ *
+ * It takes the place of the device layer's system calls
+ * (libpmc/dev/pmcdev_sys.c): the test binary links this file instead of
+ * that one, and everything above the five calls is the libraries' code.
+ * Each open gives a descriptor of its own, far above any real one, bound to
+ * the simulated device fake_arm() named last.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -14,22 +20,8 @@
 
 #include "fake_pmc.h"
 
-static const struct {
-	const char *name;
-	uint64_t config;
-} fake_soft[] = {
-	{ "cpu-clock", PERF_COUNT_SW_CPU_CLOCK },
-	{ "task-clock", PERF_COUNT_SW_TASK_CLOCK },
-	{ "page-faults", PERF_COUNT_SW_PAGE_FAULTS },
-	{ "context-switches", PERF_COUNT_SW_CONTEXT_SWITCHES },
-	{ "cpu-migrations", PERF_COUNT_SW_CPU_MIGRATIONS },
-	{ "minor-faults", PERF_COUNT_SW_PAGE_FAULTS_MIN },
-	{ "major-faults", PERF_COUNT_SW_PAGE_FAULTS_MAJ },
-	{ "alignment-faults", PERF_COUNT_SW_ALIGNMENT_FAULTS },
-	{ "emulation-faults", PERF_COUNT_SW_EMULATION_FAULTS },
-};
-
-#define NSOFT	(sizeof(fake_soft) / sizeof(fake_soft[0]))
+/* The driver's SOFT events: PERF_COUNT_SW_CPU_CLOCK .. EMULATION_FAULTS. */
+#define NSOFT	(PERF_COUNT_SW_EMULATION_FAULTS + 1)
 
 static void add_class(struct pmc_op_getcpuinfo *ci, uint32_t cls, uint32_t caps,
 		      uint32_t width, uint32_t num)
@@ -179,12 +171,31 @@ static int do_allocate(struct fake_pmc *fp, struct pmc_op_pmcallocate *a)
 	return fail(ENOSPC);
 }
 
-static int do_ioctl(void *ctx, int fd, unsigned long req, void *arg)
+/* Open descriptors: FAKE_FD_BASE + slot, and the device each one is. */
+#define FAKE_FD_BASE	(1 << 20)
+#define FAKE_FDS	16
+static struct fake_pmc *fake_fds[FAKE_FDS];
+static struct fake_pmc *fake_armed;
+
+void fake_arm(struct fake_pmc *fp)
 {
-	struct fake_pmc *fp = ctx;
+	fake_armed = fp;
+}
+
+static struct fake_pmc *fake_of(int fd)
+{
+	if (fd < FAKE_FD_BASE || fd >= FAKE_FD_BASE + FAKE_FDS ||
+	    !fake_fds[fd - FAKE_FD_BASE]) {
+		errno = EBADF;
+		return NULL;
+	}
+	return fake_fds[fd - FAKE_FD_BASE];
+}
+
+static int do_ioctl(struct fake_pmc *fp, unsigned long req, void *arg)
+{
 	struct fake_pmcobj *o;
 
-	(void)fd;
 	if (req == PMC_IOC_GETMODULEVERSION) {
 		((struct pmc_op_getmoduleversion *)arg)->pm_version = fp->version;
 		return 0;
@@ -201,11 +212,10 @@ static int do_ioctl(void *ctx, int fd, unsigned long req, void *arg)
 
 		for (i = 0; i < n && i < gi->pm_nevent; i++) {
 			memset(&ev[i], 0, sizeof(ev[i]));
-			strcpy(ev[i].pm_ev_name, fake_soft[i].name);
+			strcpy(ev[i].pm_ev_name, pmcdev_soft_name(i));
 			ev[i].pm_type = PERF_TYPE_SOFTWARE;
-			ev[i].pm_config = fake_soft[i].config;
-			ev[i].pm_ev_code = PMC_EV_SOFT_FIRST +
-					   (uint32_t)fake_soft[i].config;
+			ev[i].pm_config = i;
+			ev[i].pm_ev_code = PMC_EV_SOFT_FIRST + i;
 		}
 		gi->pm_nevent = n;
 		return 0;
@@ -288,28 +298,47 @@ static int do_ioctl(void *ctx, int fd, unsigned long req, void *arg)
 	return fail(ENOTTY);
 }
 
-static int do_open(void *ctx)
+int pmcdev_open(void)
 {
-	struct fake_pmc *fp = ctx;
+	int i;
 
-	if (fp->open_errno)
-		return fail(fp->open_errno);
-	return 1000;
+	if (!fake_armed)
+		return fail(ENOENT);
+	if (fake_armed->open_errno)
+		return fail(fake_armed->open_errno);
+	for (i = 0; i < FAKE_FDS; i++) {
+		if (!fake_fds[i]) {
+			fake_fds[i] = fake_armed;
+			return FAKE_FD_BASE + i;
+		}
+	}
+	return fail(EMFILE);
 }
 
-static void do_close(void *ctx, int fd)
+void pmcdev_close(int fd)
 {
-	(void)ctx;
-	(void)fd;
+	if (fake_of(fd))
+		fake_fds[fd - FAKE_FD_BASE] = NULL;
 }
 
-static void *do_mmap(void *ctx, int fd, size_t len, int prot, off_t off)
+int pmcdev_ioctl(int fd, unsigned long request, void *arg)
 {
-	struct fake_pmc *fp = ctx;
+	struct fake_pmc *fp;
+
+	if (fd < 0)
+		return -1;
+	fp = fake_of(fd);
+	return fp ? do_ioctl(fp, request, arg) : -1;
+}
+
+void *pmcdev_mmap(int fd, size_t len, int prot, off_t off)
+{
+	struct fake_pmc *fp = fd < 0 ? NULL : fake_of(fd);
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 	uint64_t pgoff = (uint64_t)off / page;
 
-	(void)fd;
+	if (!fp)
+		return MAP_FAILED;
 	if (fp->no_mmap) {
 		errno = ENODEV;
 		return MAP_FAILED;
@@ -351,11 +380,25 @@ static void *do_mmap(void *ctx, int fd, size_t len, int prot, off_t off)
 	return MAP_FAILED;
 }
 
-static void do_munmap(void *ctx, void *addr, size_t len)
+/* The device whose mapping @addr is. */
+static struct fake_pmc *fake_of_map(const void *addr)
 {
-	struct fake_pmc *fp = ctx;
+	int i;
+
+	for (i = 0; i < FAKE_FDS; i++)
+		if (fake_fds[i] && (addr == fake_fds[i]->ring ||
+				    addr == (void *)fake_fds[i]->sr))
+			return fake_fds[i];
+	return fake_armed;
+}
+
+void pmcdev_munmap(void *addr, size_t len)
+{
+	struct fake_pmc *fp = fake_of_map(addr);
 
 	(void)len;
+	if (!fp || !addr || addr == MAP_FAILED)
+		return;
 	if (addr == fp->ring) {
 		free(fp->ring);
 		fp->ring = NULL;
@@ -436,16 +479,9 @@ void fake_selfread_update(struct fake_pmc *fp)
 	pg->ps_seq++;
 }
 
-const struct cpc_backend fake_backend = {
-	.open = do_open,
-	.ioctl = do_ioctl,
-	.close = do_close,
-	.mmap = do_mmap,
-	.munmap = do_munmap,
-};
-
 cpc_t *fake_open(struct fake_pmc *fp, enum fake_machine m)
 {
 	fake_pmc_init(fp, m);
-	return cpc_open_backend(CPC_VER_CURRENT, &fake_backend, fp);
+	fake_arm(fp);
+	return cpc_open(CPC_VER_CURRENT);
 }

@@ -62,7 +62,9 @@ struct fake_pmc {
 };
 
 void fake_pmc_init(struct fake_pmc *fp, enum fake_machine m);
-extern const struct cpc_backend fake_backend;
+/* The device the next open (cpc_open) gets. */
+void fake_arm(struct fake_pmc *fp);
+/* fake_pmc_init(), fake_arm(), cpc_open(CPC_VER_CURRENT). */
 cpc_t *fake_open(struct fake_pmc *fp, enum fake_machine m);
 
 int fake_live(const struct fake_pmc *fp);

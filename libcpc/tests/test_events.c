@@ -286,6 +286,95 @@ START_TEST(generic_events_use_perf_generic_descriptors)
 }
 END_TEST
 
+/* pmc(3)'s vocabulary in libcpc: aliases, perf's names, libpfm4 spellings. */
+START_TEST(names_outside_the_catalogue_resolve_as_in_pmc3)
+{
+	static const struct {
+		enum fake_machine m;
+		const char *name;
+		int pic;		/* -1: any */
+		uint32_t cls, type;
+		uint64_t config;
+	} t[] = {
+		{ FAKE_INTEL, "instructions", -1, PMC_CLASS_IAP,
+		  PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS },
+		/* An alias of a fixed counter's event may use that counter. */
+		{ FAKE_INTEL, "instructions", 4, PMC_CLASS_IAF,
+		  PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS },
+		/* "cycles": libcpc has no TSC counter, so the core's cycles. */
+		{ FAKE_INTEL, "cycles", -1, PMC_CLASS_IAP,
+		  PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES },
+		{ FAKE_AMD, "branch-misses", -1, PMC_CLASS_K8,
+		  PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES },
+		/* libpfm4's own spelling, and FreeBSD's. */
+		{ FAKE_INTEL, "INST_RETIRED:ANY_P", -1, PMC_CLASS_IAP,
+		  PERF_TYPE_RAW, 0xc0 },
+		{ FAKE_INTEL, "cpu-clk-unhalted.thread-p", -1, PMC_CLASS_IAP,
+		  PERF_TYPE_RAW, 0x3c },
+		/* Software names compare as FreeBSD's: '_' for '-', any case. */
+		{ FAKE_INTEL, "TASK_CLOCK", -1, PMC_CLASS_SOFT,
+		  PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK },
+		/* No PMU: "instructions" counts the thread's clock, as in pmc(3). */
+		{ FAKE_SOFT, "instructions", -1, PMC_CLASS_SOFT,
+		  PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK },
+	};
+	struct fake_pmcobj *o;
+	struct fake_pmc fp;
+	cpc_attr_t pic;
+	int err, sub;
+	size_t i;
+	cpc_t *cpc;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		cpc = fake_open(&fp, t[i].m);
+		pic = (cpc_attr_t){ "picnum", (uint64_t)t[i].pic };
+		o = bind_one(&fp, cpc, t[i].name, t[i].pic < 0 ? 0 : 1, &pic,
+			     &err, &sub);
+		ck_assert_msg(o, "%s: errno %d, subcode %d", t[i].name, err, sub);
+		ck_assert_uint_eq(o->alloc.pm_class, t[i].cls);
+		ck_assert_uint_eq(o->alloc.pm_md.pm_type, t[i].type);
+		ck_assert_uint_eq(o->alloc.pm_md.pm_config, t[i].config);
+		cpc_close(cpc);
+	}
+}
+END_TEST
+
+/* Flags and the name's modifiers follow pmc(3)'s privilege rule. */
+START_TEST(modifiers_meet_the_request_flags)
+{
+	struct fake_pmc fp;
+	cpc_t *cpc = fake_open(&fp, FAKE_INTEL);
+	cpc_set_t *set;
+	struct fake_pmcobj *o;
+	int err, sub;
+
+	/* bind_one() asks for CPC_COUNT_USER. */
+	o = bind_one(&fp, cpc, "INST_RETIRED:ANY_P:u", 0, NULL, &err, &sub);
+	ck_assert_ptr_nonnull(o);
+	ck_assert_uint_eq(o->alloc.pm_caps & (PMC_CAP_USER | PMC_CAP_SYSTEM),
+			  PMC_CAP_USER);
+	ck_assert_ptr_null(bind_one(&fp, cpc, "INST_RETIRED:ANY_P:k", 0, NULL,
+				    &err, &sub));
+	ck_assert_int_eq(err, EINVAL);
+	ck_assert_int_eq(sub, CPC_REQ_INVALID_FLAGS);
+	/* User and system asked, the name says kernel: the kernel only. */
+	set = cpc_set_create(cpc);
+	ck_assert_int_eq(cpc_set_add_request(cpc, set, "INST_RETIRED:ANY_P:k",
+					     0, CPC_COUNT_USER |
+					     CPC_COUNT_SYSTEM, 0, NULL), 0);
+	ck_assert_int_eq(cpc_bind_curlwp(cpc, set, 0), 0);
+	o = fake_pmc_by_id(&fp, set->reqs[0].pmcid);
+	ck_assert_ptr_nonnull(o);
+	ck_assert_uint_eq(o->alloc.pm_caps & (PMC_CAP_USER | PMC_CAP_SYSTEM),
+			  PMC_CAP_SYSTEM);
+	/* And what neither knows is an unknown event. */
+	ck_assert_int_eq(cpc_set_add_request(cpc, set, "no_such_event", 0,
+					     CPC_COUNT_USER, 0, NULL), -1);
+	ck_assert_int_eq(errno, EINVAL);
+	cpc_close(cpc);
+}
+END_TEST
+
 START_TEST(raw_codes_encode_the_event_select)
 {
 	struct fake_pmc fp, fa;
@@ -354,6 +443,8 @@ Suite *events_suite(void)
 	tcase_add_test(tc, attribute_values_are_checked_at_bind);
 	tcase_add_test(tc, generic_events_use_perf_generic_descriptors);
 	tcase_add_test(tc, raw_codes_encode_the_event_select);
+	tcase_add_test(tc, names_outside_the_catalogue_resolve_as_in_pmc3);
+	tcase_add_test(tc, modifiers_meet_the_request_flags);
 	tcase_add_test(tc, assignment_backtracks_and_reports_unavailable);
 	suite_add_tcase(s, tc);
 	return s;

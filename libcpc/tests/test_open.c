@@ -18,10 +18,11 @@ START_TEST(open_refuses_other_versions)
 	struct fake_pmc fp;
 
 	fake_pmc_init(&fp, FAKE_SOFT);
+	fake_arm(&fp);
 	errno = 0;
-	ck_assert_ptr_null(cpc_open_backend(1, &fake_backend, &fp));
+	ck_assert_ptr_null(cpc_open(1));
 	ck_assert_int_eq(errno, EINVAL);
-	ck_assert_ptr_null(cpc_open_backend(3, &fake_backend, &fp));
+	ck_assert_ptr_null(cpc_open(3));
 	ck_assert_int_eq(errno, EINVAL);
 }
 END_TEST
@@ -32,9 +33,9 @@ START_TEST(open_passes_on_the_device_error)
 
 	fake_pmc_init(&fp, FAKE_SOFT);
 	fp.open_errno = EACCES;
+	fake_arm(&fp);
 	errno = 0;
-	ck_assert_ptr_null(cpc_open_backend(CPC_VER_CURRENT, &fake_backend,
-					    &fp));
+	ck_assert_ptr_null(cpc_open(CPC_VER_CURRENT));
 	ck_assert_int_eq(errno, EACCES);
 }
 END_TEST
@@ -45,9 +46,9 @@ START_TEST(open_refuses_another_abi_major)
 
 	fake_pmc_init(&fp, FAKE_SOFT);
 	fp.version = 0x02000000;
+	fake_arm(&fp);
 	errno = 0;
-	ck_assert_ptr_null(cpc_open_backend(CPC_VER_CURRENT, &fake_backend,
-					    &fp));
+	ck_assert_ptr_null(cpc_open(CPC_VER_CURRENT));
 	ck_assert_int_eq(errno, PMC_EPROGMISMATCH);
 }
 END_TEST

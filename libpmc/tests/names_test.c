@@ -123,17 +123,17 @@ END_TEST
 
 START_TEST(names_compare_as_freebsd_does)
 {
-	ck_assert(pmc__name_eq("task-clock", "task-clock"));
-	ck_assert(pmc__name_eq("TASK_CLOCK", "task-clock"));
-	ck_assert(pmc__name_eq("Task.Clock", "task-clock"));
-	ck_assert(pmc__name_eq("task clock", "task-clock"));
-	ck_assert(pmc__name_eq("k8-dc-miss", "K8_DC_MISS"));
-	ck_assert(!pmc__name_eq("task-clocks", "task-clock"));
-	ck_assert(!pmc__name_eq("task-cloc", "task-clock"));
-	ck_assert(!pmc__name_eq("", "task-clock"));
-	ck_assert(!pmc__name_eq("taskclock", "task-clock"));
-	ck_assert(pmc__name_eqn("abc", "abcdef", 3));
-	ck_assert(!pmc__name_eqn("abcd", "abcdef", 3));
+	ck_assert(pmcdev_name_eq("task-clock", "task-clock"));
+	ck_assert(pmcdev_name_eq("TASK_CLOCK", "task-clock"));
+	ck_assert(pmcdev_name_eq("Task.Clock", "task-clock"));
+	ck_assert(pmcdev_name_eq("task clock", "task-clock"));
+	ck_assert(pmcdev_name_eq("k8-dc-miss", "K8_DC_MISS"));
+	ck_assert(!pmcdev_name_eq("task-clocks", "task-clock"));
+	ck_assert(!pmcdev_name_eq("task-cloc", "task-clock"));
+	ck_assert(!pmcdev_name_eq("", "task-clock"));
+	ck_assert(!pmcdev_name_eq("taskclock", "task-clock"));
+	ck_assert(pmcdev_name_eqn("abc", "abcdef", 3));
+	ck_assert(!pmcdev_name_eqn("abcd", "abcdef", 3));
 }
 END_TEST
 

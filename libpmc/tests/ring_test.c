@@ -145,16 +145,16 @@ START_TEST(control_pages_of_another_layout_are_refused)
 	memset(&ps, 0, sizeof(ps));
 	r.ctl->pr_version = PMC_RING_VERSION + 1;
 	errno = 0;
-	ck_assert_int_eq(pmclog__ring_attach(&ps, r.map, r.page + r.size, r.page), -1);
+	ck_assert_int_eq(pmcdev_ring_attach(&ps.ring, r.map, r.page + r.size, r.page), -1);
 	ck_assert_int_eq(errno, EPROTO);
 	r.ctl->pr_version = PMC_RING_VERSION;
 	r.ctl->pr_data_size = r.size * 2;	/* more than mapped */
-	ck_assert_int_eq(pmclog__ring_attach(&ps, r.map, r.page + r.size, r.page), -1);
+	ck_assert_int_eq(pmcdev_ring_attach(&ps.ring, r.map, r.page + r.size, r.page), -1);
 	r.ctl->pr_data_size = r.size - 8;	/* not a power of two */
-	ck_assert_int_eq(pmclog__ring_attach(&ps, r.map, r.page + r.size, r.page), -1);
+	ck_assert_int_eq(pmcdev_ring_attach(&ps.ring, r.map, r.page + r.size, r.page), -1);
 	r.ctl->pr_data_size = r.size;
 	r.ctl->pr_data_offset = 0;
-	ck_assert_int_eq(pmclog__ring_attach(&ps, r.map, r.page + r.size, r.page), -1);
+	ck_assert_int_eq(pmcdev_ring_attach(&ps.ring, r.map, r.page + r.size, r.page), -1);
 	fake_ring_free(&r);
 
 	/* And the API checks its arguments before mapping anything. */

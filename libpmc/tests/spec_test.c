@@ -279,6 +279,66 @@ START_TEST(libpfm4_names_on_intel)
 }
 END_TEST
 
+/* libcpc's spellings resolve in pmc(3) too: one vocabulary (docs/events.md). */
+START_TEST(papi_and_fixed_counter_names_resolve_as_in_libcpc)
+{
+	setenv("LIBPFM_FORCE_PMU", "skl", 1);
+
+	ck_assert_int_eq(enc(UNIT_INTEL, "PAPI_tot_ins", PMC_MODE_TC), 0);
+	expect(PMC_CLASS_IAP, GEN(1), PERF_TYPE_HARDWARE,
+	       PERF_COUNT_HW_INSTRUCTIONS, 0);
+	ck_assert_int_eq(enc(UNIT_INTEL, "papi_l1_dcm", PMC_MODE_SC), 0);
+	expect(PMC_CLASS_IAP, PMC_EV_RAW, PERF_TYPE_HW_CACHE,
+	       L1_READ_MISS(PERF_COUNT_HW_CACHE_L1D), 0);
+	/* Intel-only and AMD-only generic events follow the vendor. */
+	ck_assert_int_eq(enc(UNIT_INTEL, "PAPI_l3_tcm", PMC_MODE_TC), 0);
+	ck_assert_int_eq(enc(UNIT_AMD, "PAPI_l3_tcm", PMC_MODE_TC), EOPNOTSUPP);
+	ck_assert_int_eq(enc(UNIT_AMD, "PAPI_l2_tcm", PMC_MODE_TC), 0);
+	expect(PMC_CLASS_K8, GEN(3), PERF_TYPE_HARDWARE,
+	       PERF_COUNT_HW_CACHE_MISSES, 0);
+	/* Without a hardware PMU a PAPI name has no class to count it. */
+	ck_assert_int_eq(enc(UNIT_GENERIC, "PAPI_tot_ins", PMC_MODE_TC),
+			 EOPNOTSUPP);
+	/* illumos' fixed-counter names, on the general-purpose class. */
+	ck_assert_int_eq(enc(UNIT_INTEL, "instr_retired.any", PMC_MODE_TC), 0);
+	expect(PMC_CLASS_IAP, GEN(1), PERF_TYPE_HARDWARE,
+	       PERF_COUNT_HW_INSTRUCTIONS, 0);
+	ck_assert_int_eq(enc(UNIT_INTEL, "cpu_clk_unhalted.thread,usr",
+			     PMC_MODE_TC), 0);
+	expect(PMC_CLASS_IAP, GEN(0), PERF_TYPE_HARDWARE,
+	       PERF_COUNT_HW_CPU_CYCLES, PMC_CAP_USER);
+	ck_assert_int_eq(enc(UNIT_INTEL, "IAF-cpu_clk_unhalted.thread",
+			     PMC_MODE_TC), 0);
+	expect(PMC_CLASS_IAF, GEN(0), PERF_TYPE_HARDWARE,
+	       PERF_COUNT_HW_CPU_CYCLES, 0);
+}
+END_TEST
+
+/*
+ * The one privilege rule: qualifiers and the name's modifiers each name
+ * levels; both: what they share, nothing shared is EINVAL; neither: 0
+ * (the driver counts user and kernel).
+ */
+START_TEST(qualifiers_and_modifiers_follow_the_one_privilege_rule)
+{
+	setenv("LIBPFM_FORCE_PMU", "skl", 1);
+
+	ck_assert_int_eq(enc(UNIT_INTEL, "INST_RETIRED:ANY_P", PMC_MODE_TC), 0);
+	ck_assert_uint_eq(req.pm_caps, 0);
+	ck_assert_int_eq(enc(UNIT_INTEL, "INST_RETIRED:ANY_P:u,usr",
+			     PMC_MODE_TC), 0);
+	ck_assert_uint_eq(req.pm_caps, PMC_CAP_USER);
+	ck_assert_int_eq(enc(UNIT_INTEL, "INST_RETIRED:ANY_P:u,usr,os",
+			     PMC_MODE_TC), 0);
+	ck_assert_uint_eq(req.pm_caps, PMC_CAP_USER);
+	ck_assert_int_eq(enc(UNIT_INTEL, "INST_RETIRED:ANY_P:k,usr",
+			     PMC_MODE_TC), EINVAL);
+	ck_assert_int_eq(enc(UNIT_INTEL, "INST_RETIRED:ANY_P:u:k,os",
+			     PMC_MODE_TC), 0);
+	ck_assert_uint_eq(req.pm_caps, PMC_CAP_SYSTEM);
+}
+END_TEST
+
 START_TEST(freebsd_qualifiers_edit_the_event_select)
 {
 	setenv("LIBPFM_FORCE_PMU", "skl", 1);
@@ -353,6 +413,8 @@ Suite *spec_suite(void)
 	tcase_add_test(tc, usr_and_os_qualifiers_set_the_capabilities);
 	tcase_add_test(tc, libpfm4_names_on_intel);
 	tcase_add_test(tc, freebsd_qualifiers_edit_the_event_select);
+	tcase_add_test(tc, papi_and_fixed_counter_names_resolve_as_in_libcpc);
+	tcase_add_test(tc, qualifiers_and_modifiers_follow_the_one_privilege_rule);
 	tcase_add_test(tc, libpfm4_names_on_amd);
 	tcase_add_test(tc, interrupts_without_an_event_is_eopnotsupp);
 	suite_add_tcase(s, tc);

@@ -126,8 +126,9 @@ struct pmclog_parser *fake_ring_open(struct fake_ring *r)
 	ck_assert_ptr_nonnull(ps);
 	ps->src = PMCLOG_SRC_RING;
 	ps->fd = -1;
-	ck_assert_int_eq(pmclog__ring_attach(ps, r->map, r->page + r->size,
-					     r->page), 0);
+	ck_assert_int_eq(pmcdev_ring_attach(&ps->ring, r->map,
+					    r->page + r->size, r->page), 0);
+	ck_assert_int_eq(pmclog__ring_init(ps), 0);
 	return ps;
 }
 

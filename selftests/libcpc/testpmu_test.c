@@ -117,6 +117,49 @@ TEST_F_TIMEOUT(testpmu, generic_cycles_count_like_task_clock, 60)
 	cpc_close(cpc);
 }
 
+/*
+ * pmc(3)'s vocabulary in libcpc: its aliases, perf's generic names and
+ * FreeBSD's spelling of the software names bind and count on the test
+ * PMU, whose every event counts run time.
+ */
+TEST_F_TIMEOUT(testpmu, pmc3_names_bind_and_count, 60)
+{
+	static const char *const names[] = {
+		"instructions", "unhalted-cycles", "branches", "cycles",
+		"cpu-cycles", "branch-misses", "TASK_CLOCK",
+	};
+	uint64_t v;
+	cpc_buf_t *a, *b;
+	cpc_set_t *set;
+	cpc_t *cpc;
+	size_t i;
+
+	REQUIRE_CPC();
+	cpc = cpc_open(CPC_VER_CURRENT);
+	ASSERT_NE(NULL, cpc);
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		set = cpc_set_create(cpc);
+		ASSERT_NE(NULL, set);
+		ASSERT_EQ(0, cpc_set_add_request(cpc, set, names[i], 0,
+						 CPC_COUNT_USER |
+						 CPC_COUNT_SYSTEM, 0, NULL))
+			TH_LOG("%s: %s", names[i], strerror(errno));
+		a = cpc_buf_create(cpc, set);
+		b = cpc_buf_create(cpc, set);
+		ASSERT_EQ(0, cpc_bind_curlwp(cpc, set, 0))
+			TH_LOG("%s: %s", names[i], strerror(errno));
+		ASSERT_EQ(0, cpc_set_sample(cpc, set, a));
+		spin_cpu_ns(20 * MS);
+		ASSERT_EQ(0, cpc_set_sample(cpc, set, b));
+		cpc_buf_sub(cpc, b, b, a);
+		cpc_buf_get(cpc, b, 0, &v);
+		EXPECT_GE(v, 10 * MS) TH_LOG("%s counted %" PRIu64, names[i], v);
+		EXPECT_EQ(0, cpc_unbind(cpc, set));
+		EXPECT_EQ(0, cpc_set_destroy(cpc, set));
+	}
+	cpc_close(cpc);
+}
+
 static void first_platform(void *arg, const char *event)
 {
 	char *name = arg;

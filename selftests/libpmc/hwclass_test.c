@@ -80,12 +80,18 @@ static int count_spin(struct __test_metadata *_metadata, const char *spec,
 	return 0;
 }
 
+/*
+ * The aliases, perf's names, and libcpc's spellings (PAPI, illumos' fixed
+ * counter events): one vocabulary (docs/events.md).
+ */
 TEST_F(hwclass, generic_aliases_count_on_the_hardware_class)
 {
 	static const char *const specs[] = {
 		"instructions", "unhalted-cycles", "branches",
 		"branch-mispredicts", "dc-misses", "ic-misses",
 		"cpu-cycles", "cache-misses", "ref-cycles",
+		"PAPI_tot_ins", "PAPI_tot_cyc", "PAPI_br_ins", "papi_l1_dcm",
+		"instr_retired.any", "cpu_clk_unhalted.thread,usr",
 	};
 	pmc_value_t v;
 	size_t i;

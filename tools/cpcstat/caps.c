@@ -94,7 +94,9 @@ bool caps_can_count(const struct cpu_caps *caps, unsigned int pic, const char *e
 	/* A raw event code; the tools refuse 0 although libcpc takes it. */
 	errno = 0;
 	code = strtol(event, &end, 0);
-	return errno == 0 && *end == '\0' && code != 0;
+	if (errno == 0 && *end == '\0')
+		return code != 0;
+	return caps->resolves && caps->resolves(caps->resolves_ctx, pic, event);
 }
 
 /* Attributes the tools handle themselves or never show. */

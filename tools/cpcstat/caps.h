@@ -23,6 +23,13 @@ struct cpu_caps {
 	struct name_list attrs;		/* PCBE attributes, picnum included */
 	char *cciname;
 	char *cpuref;
+	/*
+	 * The names the lists leave out (pmc(3) aliases, libpfm4 names with
+	 * modifiers, FreeBSD's spellings: docs/events.md), asked of libcpc's
+	 * resolver; NULL where there is no libcpc (host tests).
+	 */
+	bool (*resolves)(void *ctx, unsigned int pic, const char *event);
+	void *resolves_ctx;
 };
 
 int name_list_add(struct name_list *l, const char *name);
@@ -33,7 +40,10 @@ void name_list_free(struct name_list *l);
 int caps_init(struct cpu_caps *caps, unsigned int npic);
 void caps_free(struct cpu_caps *caps);
 
-/* Can counter PIC count EVENT (a listed name, or a non-zero raw code)? */
+/*
+ * Can counter PIC count EVENT (a listed name, a non-zero raw code, or a
+ * name the resolves() hook accepts)?
+ */
 bool caps_can_count(const struct cpu_caps *caps, unsigned int pic, const char *event);
 /* Is ATTR an attribute users may give (listed, and not picnum)? */
 bool caps_has_attr(const struct cpu_caps *caps, const char *attr);

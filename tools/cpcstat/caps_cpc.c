@@ -36,6 +36,39 @@ static void add_attr(void *arg, const char *attr)
 	name_list_add(&caps->attrs, attr);
 }
 
+/* The tool's error handler (cpc_tool_errors()), NULL: libcpc's default. */
+static cpc_errhndlr_t *tool_errfn;
+
+static void quiet_errfn(const char *fn, int subcode, const char *fmt,
+			va_list ap)
+{
+	(void)fn;
+	(void)subcode;
+	(void)fmt;
+	(void)ap;
+}
+
+/*
+ * Can pic @pic count @event? libcpc's answer for a request on that pic:
+ * the same resolver, and so the same names, as pmc(3) and `cpcstat record`.
+ */
+static bool cpc_resolves(void *ctx, unsigned int pic, const char *event)
+{
+	cpc_attr_t attr = { .ca_name = "picnum", .ca_val = pic };
+	cpc_t *cpc = ctx;
+	cpc_set_t *set;
+	bool ok;
+
+	cpc_seterrhndlr(cpc, quiet_errfn);
+	set = cpc_set_create(cpc);
+	ok = set && cpc_set_add_request(cpc, set, event, 0, CPC_COUNT_USER,
+					1, &attr) >= 0;
+	if (set)
+		cpc_set_destroy(cpc, set);
+	cpc_seterrhndlr(cpc, tool_errfn);
+	return ok;
+}
+
 int caps_from_cpc(cpc_t *cpc, struct cpu_caps *caps)
 {
 	unsigned int npic = cpc_npic(cpc);
@@ -48,6 +81,8 @@ int caps_from_cpc(cpc_t *cpc, struct cpu_caps *caps)
 		cpc_walk_generic_events_pic(cpc, i, caps, add_generic);
 	}
 	cpc_walk_attrs(cpc, caps, add_attr);
+	caps->resolves = cpc_resolves;
+	caps->resolves_ctx = cpc;
 	s = cpc_cciname(cpc);
 	caps->cciname = strdup(s ? s : "");
 	s = cpc_cpuref(cpc);
@@ -73,6 +108,7 @@ void cpc_tool_errors(cpc_t *cpc, const char *prog, bool debug)
 {
 	errprog = prog;
 	errdebug = debug;
+	tool_errfn = cpc_errfn;
 	cpc_seterrhndlr(cpc, cpc_errfn);
 }
 
