@@ -6,7 +6,7 @@ CHECK_STEPS += checkpatch dkms-check
 DRIVER_SOURCES = $(shell git ls-files -co --exclude-standard -- "driver/*.[ch]" "selftests/testpmu/*.[ch]")
 
 # checkpatch.pl --no-tree -f on every driver file: one TAP line per file.
-# driver/compat.h is the one place version tests belong (see its header), so
+# driver/compat/compat.h is the one place version tests belong (see its header), so
 # checkpatch's warnings against LINUX_VERSION_CODE are off for it alone.
 .PHONY: checkpatch
 checkpatch: $(KSRC)/.stamp
@@ -14,7 +14,7 @@ checkpatch: $(KSRC)/.stamp
 	@n=0; for f in $(DRIVER_SOURCES); do \
 		n=$$((n + 1)); \
 		ignore=FILE_PATH_CHANGES,SPDX_LICENSE_TAG; \
-		case $$f in driver/compat.h) \
+		case $$f in driver/compat/compat.h) \
 			ignore=$$ignore,LINUX_VERSION_CODE,CONSTANT_COMPARISON;; esac; \
 		if out=$$($(CHECKPATCH) --no-tree --quiet --show-types \
 			--ignore $$ignore -f $$f 2>&1); then \

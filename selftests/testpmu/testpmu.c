@@ -56,8 +56,8 @@
 #include <asm/nmi.h>
 #include <asm/irq_regs.h>
 
-#include "compat.h"		/* driver/compat.h: pmc_hrtimer_setup() */
-#include "pmc_arch.h"		/* driver/pmc_arch.h: testpmu_describe() */
+#include "compat/compat.h"	/* driver/compat/compat.h: pmc_hrtimer_setup() */
+#include "arch/pmc_arch.h"	/* driver/arch/pmc_arch.h: testpmu_describe() */
 
 #define TESTPMU_MAX_COUNTERS	32
 /* Overflow timers never fire closer than this: bounds the NMI rate. */

@@ -10,7 +10,7 @@
  * CPUID reports no PMU (a VM), the test PMU module, when loaded first,
  * stands in for one (pmc_x86_test_pmu()).
  */
-#include "pmc_main.h"
+#include "base/pmc_base.h"
 
 #include <linux/kernel.h>
 #include <linux/module.h>

@@ -6,8 +6,8 @@
  * pmc_machine is written once by pmc_machine_init() at load and read-only
  * afterwards, so readers need no lock. Ops run in process context.
  */
-#include "pmc_main.h"
-#include "pmc_debug.h"
+#include "pmc_base.h"
+#include "debug/pmc_debug.h"
 
 #include <linux/kernel.h>
 #include <linux/cpumask.h>

@@ -8,9 +8,9 @@
  * hard IRQ (the sample drain). They take only raw spinlocks with IRQs off
  * and never allocate; the pool grows in process context (the publisher).
  */
-#include "pmc_main.h"
+#include "base/pmc_base.h"
 #include "pmc_log.h"
-#include "pmc_debug.h"
+#include "debug/pmc_debug.h"
 
 #include <linux/mm.h>
 #include <linux/overflow.h>

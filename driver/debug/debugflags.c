@@ -8,7 +8,7 @@
  * The parameter callbacks run in process context; pmc_dbg_emit() runs in
  * any context, NMI included.
  */
-#include "pmc_main.h"
+#include "base/pmc_base.h"
 #include "pmc_debug.h"
 #include "trace.h"
 

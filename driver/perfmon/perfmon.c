@@ -14,8 +14,8 @@
  *
  * All functions run in process context (ioctl, open, release).
  */
-#include "pmc_main.h"
-#include "pmc_core_priv.h"	/* pmc_sec_allocate(): the core's privilege rules */
+#include "base/pmc_base.h"
+#include "core/pmc_core_priv.h"	/* pmc_sec_allocate(): the core's privilege rules */
 
 #include <linux/capability.h>
 #include <linux/cpu.h>

@@ -18,9 +18,9 @@
  * sends when it must not wait for a reader that does not read (a blocked
  * pipe). Everything here runs in process context.
  */
-#include "pmc_main.h"
+#include "base/pmc_base.h"
 #include "pmc_log.h"
-#include "pmc_debug.h"
+#include "debug/pmc_debug.h"
 
 #include <linux/cred.h>
 #include <linux/file.h>

@@ -3,7 +3,7 @@
  * soft_events.c - the Linux software events the SOFT class counts, named as
  * perf names them. Read-only tables; any context.
  */
-#include "pmc_main.h"
+#include "pmc_base.h"
 
 #include <linux/kernel.h>
 #include <linux/perf_event.h>

@@ -8,9 +8,9 @@
  * hard IRQ. Lock order: owner->lock, cfg_lock, pub_lock, then the raw
  * staging locks (log_buf.c).
  */
-#include "pmc_main.h"
+#include "base/pmc_base.h"
 #include "pmc_log.h"
-#include "pmc_debug.h"
+#include "debug/pmc_debug.h"
 
 #include <linux/file.h>
 #include <linux/fs.h>

@@ -11,9 +11,9 @@
  * that has never allocated a PMC gets ESRCH; an id that is not one of the
  * caller's live PMCs (released, another owner's, forged) gets EINVAL.
  */
-#include "map_hooks.h"
+#include "log/map_hooks.h"
 #include "pmc_core_priv.h"
-#include "pmc_log.h"
+#include "log/pmc_log.h"
 
 #include <linux/cpumask.h>
 #include <linux/sched/signal.h>

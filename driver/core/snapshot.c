@@ -26,8 +26,8 @@
  * Locks: pmc_snap.lock (raw spinlock, below).
  */
 #include "pmc_core_priv.h"
-#include "pmc_log.h"
-#include "pmc_arch.h"
+#include "log/pmc_log.h"
+#include "arch/pmc_arch.h"
 
 #include <linux/cpu.h>
 #include <linux/hrtimer.h>

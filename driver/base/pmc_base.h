@@ -17,7 +17,7 @@
 #include <linux/mutex.h>
 #include <pmc/hwpmc.h>
 
-#include "pmc_arch.h"
+#include "arch/pmc_arch.h"
 
 /* Tunables (module parameters), checked and reset at load by main.c. */
 extern int pmc_callchaindepth;

@@ -9,7 +9,7 @@
  * the first frame that cannot be read or does not go up the stack, so code
  * without frame pointers gives a short chain, never a fault.
  */
-#include "pmc_main.h"
+#include "base/pmc_base.h"
 #include "pmc_log.h"
 
 #include <linux/ptrace.h>

@@ -5,9 +5,9 @@
  *
  * Every function here runs in process context.
  */
-#include "pmc_main.h"
-#include "pmc_debug.h"
-#include "map_hooks.h"
+#include "base/pmc_base.h"
+#include "debug/pmc_debug.h"
+#include "log/map_hooks.h"
 
 #include <linux/module.h>
 #include <linux/miscdevice.h>

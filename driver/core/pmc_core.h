@@ -19,7 +19,7 @@
 #include <linux/perf_event.h>
 #include <linux/task_work.h>
 
-#include "pmc_main.h"
+#include "base/pmc_base.h"
 
 struct pmc_log_state;		/* pmc_log.h: log file, buffers and ring */
 struct pid;

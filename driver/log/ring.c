@@ -11,9 +11,9 @@
  * Everything here runs in process context: mmap (mmap_lock held), the vma
  * callbacks (mmap_lock held), poll, and the publisher.
  */
-#include "pmc_main.h"
+#include "base/pmc_base.h"
 #include "pmc_log.h"
-#include "compat.h"
+#include "compat/compat.h"
 
 #include <linux/log2.h>
 #include <linux/mm.h>

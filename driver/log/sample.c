@@ -23,9 +23,9 @@
  * (no ftrace), its handler runs as NMI code too, and a MAP_IN or MAP_OUT
  * entry leaves the locking and allocating to the drain.
  */
-#include "pmc_main.h"
+#include "base/pmc_base.h"
 #include "pmc_log.h"
-#include "pmc_debug.h"
+#include "debug/pmc_debug.h"
 #include "map_hooks.h"
 
 #include <linux/irq_work.h>

@@ -11,9 +11,9 @@
  * owner's lock (the owner's own mm may be the one walked). The task_works
  * hold a reference on the module, dropped as their last act.
  */
-#include "pmc_main.h"
+#include "base/pmc_base.h"
 #include "pmc_log.h"
-#include "compat.h"
+#include "compat/compat.h"
 #include "map_hooks.h"
 
 #include <linux/auxvec.h>

@@ -10,9 +10,9 @@
  * with preemption off) only stage: raw spinlocks, no allocation; the
  * publisher runs later from the kick.
  */
-#include "pmc_main.h"
+#include "base/pmc_base.h"
 #include "pmc_log.h"
-#include "compat.h"
+#include "compat/compat.h"
 
 #include <linux/dcache.h>
 #include <linux/file.h>

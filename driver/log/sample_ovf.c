@@ -16,9 +16,9 @@
  * One overflow per set and thread is pending at a time: later ones, until
  * the set is stopped, are the same event and are dropped.
  */
-#include "pmc_main.h"
+#include "base/pmc_base.h"
 #include "pmc_log.h"
-#include "pmc_debug.h"
+#include "debug/pmc_debug.h"
 
 #include <linux/list.h>
 #include <linux/module.h>

@@ -15,7 +15,7 @@
 #define _PMC_CORE_PRIV_H
 
 #include "pmc_core.h"
-#include "pmc_debug.h"
+#include "debug/pmc_debug.h"
 
 #include <linux/sched.h>
 #include <linux/spinlock.h>

@@ -117,7 +117,7 @@ void pmc_sample_overflow(struct perf_event *event,
 #include <linux/workqueue.h>
 #include <pmc/pmclog.h>
 
-#include "pmc_core.h"
+#include "core/pmc_core.h"
 
 struct file;
 struct pmc_ring;

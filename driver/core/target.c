@@ -25,7 +25,7 @@
  * sched_hooks.c. Everything else: process context.
  */
 #include "pmc_core_priv.h"
-#include "pmc_log.h"
+#include "log/pmc_log.h"
 
 #include <linux/hash.h>
 #include <linux/module.h>

@@ -26,9 +26,9 @@
  * system-sampling owner sees an exec, and stay while any owner has a log
  * (checked every PMC_MAP_LINGER): an idle driver costs mmap nothing.
  */
-#include "pmc_core_priv.h"
+#include "core/pmc_core_priv.h"
 #include "pmc_log.h"
-#include "compat.h"
+#include "compat/compat.h"
 #include "map_hooks.h"
 
 #include <linux/kprobes.h>

@@ -6,8 +6,8 @@
  *
  * Process context, at module load only.
  */
-#include "pmc_main.h"
-#include "pmc_debug.h"
+#include "base/pmc_base.h"
+#include "debug/pmc_debug.h"
 
 #include <linux/cpu.h>
 #include <linux/err.h>
