@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * pmc_main.h - driver-wide state shared by every file of pmc.ko: the module
- * parameters (hwpmc's tunables), the driver statistics, the class/row table,
- * the per-open file context and the ioctl handlers each file provides.
+ * pmc_base.h - the interface of base/: driver-wide state every part shares:
+ * the module parameters (hwpmc's tunables), the driver statistics, the
+ * class/row table, the software events, the per-open file context and the
+ * type of the ioctl handlers each part provides (the info ops of base/ are
+ * declared here, the others in their part's interface header).
  */
-#ifndef _PMC_MAIN_H
-#define _PMC_MAIN_H
+#ifndef _PMC_BASE_H
+#define _PMC_BASE_H
 
 #ifndef pr_fmt
 #define pr_fmt(fmt) "pmc: " fmt
@@ -119,51 +121,10 @@ bool pmc_file_is_opener(const struct pmc_file *pf);
  */
 typedef long (*pmc_op_fn)(struct pmc_file *pf, void __user *arg);
 
-/* info.c */
+/* base/info.c */
 long pmc_op_getmoduleversion(struct pmc_file *pf, void __user *arg);
 long pmc_op_getcpuinfo(struct pmc_file *pf, void __user *arg);
 long pmc_op_getdriverstats(struct pmc_file *pf, void __user *arg);
 long pmc_op_getdyneventinfo(struct pmc_file *pf, void __user *arg);
 
-/* core.c and the core files (PMC objects, rows, targets) */
-long pmc_op_getpmcinfo(struct pmc_file *pf, void __user *arg);
-long pmc_op_pmcadmin(struct pmc_file *pf, void __user *arg);
-long pmc_op_pmcallocate(struct pmc_file *pf, void __user *arg);
-long pmc_op_pmcattach(struct pmc_file *pf, void __user *arg);
-long pmc_op_pmcdetach(struct pmc_file *pf, void __user *arg);
-long pmc_op_pmcgetmsr(struct pmc_file *pf, void __user *arg);
-long pmc_op_pmcrelease(struct pmc_file *pf, void __user *arg);
-long pmc_op_pmcrw(struct pmc_file *pf, void __user *arg);
-long pmc_op_pmcsetcount(struct pmc_file *pf, void __user *arg);
-long pmc_op_pmcstart(struct pmc_file *pf, void __user *arg);
-long pmc_op_pmcstop(struct pmc_file *pf, void __user *arg);
-long pmc_op_getcaps(struct pmc_file *pf, void __user *arg);
-long pmc_op_pmcreadset(struct pmc_file *pf, void __user *arg);
-
-/* log.c (logging) */
-long pmc_op_configurelog(struct pmc_file *pf, void __user *arg);
-long pmc_op_flushlog(struct pmc_file *pf, void __user *arg);
-long pmc_op_writelog(struct pmc_file *pf, void __user *arg);
-long pmc_op_closelog(struct pmc_file *pf, void __user *arg);
-
-/* perfmon.c: the PMIO* ioctls; @cmd is one of them. */
-long pmc_perfmon_ioctl(struct pmc_file *pf, unsigned int cmd, void __user *arg);
-bool pmc_perfmon_is_cmd(unsigned int cmd);
-int pmc_perfmon_open(struct pmc_file *pf);
-void pmc_perfmon_release(struct pmc_file *pf);
-
-/*
- * Hooks of the core (core.c, owner.c) called by main.c: module init/exit and
- * the start and end of an open file. Process context.
- */
-int pmc_core_init(void);
-void pmc_core_exit(void);
-int pmc_core_open_file(struct pmc_file *pf);
-void pmc_core_release_file(struct pmc_file *pf);
-
-/* mmap/poll of the owner's ring (ring.c). Process context. */
-int pmc_ring_mmap(struct pmc_file *pf, struct vm_area_struct *vma);
-__poll_t pmc_ring_poll(struct pmc_file *pf, struct file *file,
-		       struct poll_table_struct *wait);
-
-#endif /* _PMC_MAIN_H */
+#endif /* _PMC_BASE_H */

@@ -11,9 +11,7 @@
  * that has never allocated a PMC gets ESRCH; an id that is not one of the
  * caller's live PMCs (released, another owner's, forged) gets EINVAL.
  */
-#include "log/map_hooks.h"
 #include "pmc_core_priv.h"
-#include "log/pmc_log.h"
 
 #include <linux/cpumask.h>
 #include <linux/sched/signal.h>
@@ -864,9 +862,6 @@ int pmc_core_init(void)
 	ret = pmc_hooks_init();
 	if (ret)
 		goto err_target;
-	ret = pmc_sampling_init();
-	if (ret)
-		goto err_target;
 	return 0;
 
 err_target:
@@ -888,7 +883,6 @@ void pmc_core_exit(void)
 		       atomic_read(&pmc_live[PMC_LIVE_PMC]),
 		       atomic_read(&pmc_live[PMC_LIVE_TARGET]),
 		       atomic_read(&pmc_live[PMC_LIVE_THREAD]));
-	pmc_sampling_exit();
 	pmc_hooks_exit();
 	pmc_selfread_exit();
 	pmc_target_exit();

@@ -10,7 +10,6 @@
  * context.
  */
 #include "pmc_core_priv.h"
-#include "log/pmc_log.h"
 
 #include <linux/perf_event.h>
 #include <linux/smp.h>

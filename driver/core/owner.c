@@ -10,7 +10,6 @@
  * pmc_owner_get()/pmc_owner_put() (see pmc_core.h).
  */
 #include "pmc_core_priv.h"
-#include "log/pmc_log.h"
 
 #include <linux/module.h>
 #include <linux/pid.h>

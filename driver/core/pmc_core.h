@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * pmc_core.h - the hwpmc object model: owners (one per open /dev/pmc file),
+ * pmc_core.h - the interface of core/: the hwpmc object model: owners (one per open /dev/pmc file),
  * PMCs, and the rows they occupy; and what the core offers the other files.
  *
  * Owned by the core (core.c, owner.c, rows.c, target.c, event.c,
@@ -201,5 +201,131 @@ int pmc_selfread_mmap(struct pmc_file *pf, struct vm_area_struct *vma);
 extern struct list_head pmc_owners;
 #define pmc_for_each_owner_rcu(po) \
 	list_for_each_entry_rcu(po, &pmc_owners, link)
+
+/* The ops of core/ (PMC objects, rows, targets) (PMC objects, rows, targets) */
+long pmc_op_getpmcinfo(struct pmc_file *pf, void __user *arg);
+long pmc_op_pmcadmin(struct pmc_file *pf, void __user *arg);
+long pmc_op_pmcallocate(struct pmc_file *pf, void __user *arg);
+long pmc_op_pmcattach(struct pmc_file *pf, void __user *arg);
+long pmc_op_pmcdetach(struct pmc_file *pf, void __user *arg);
+long pmc_op_pmcgetmsr(struct pmc_file *pf, void __user *arg);
+long pmc_op_pmcrelease(struct pmc_file *pf, void __user *arg);
+long pmc_op_pmcrw(struct pmc_file *pf, void __user *arg);
+long pmc_op_pmcsetcount(struct pmc_file *pf, void __user *arg);
+long pmc_op_pmcstart(struct pmc_file *pf, void __user *arg);
+long pmc_op_pmcstop(struct pmc_file *pf, void __user *arg);
+long pmc_op_getcaps(struct pmc_file *pf, void __user *arg);
+long pmc_op_pmcreadset(struct pmc_file *pf, void __user *arg);
+
+/*
+ * Hooks of the core (core.c, owner.c) called by dev/main.c: module init/exit and
+ * the start and end of an open file. Process context.
+ */
+int pmc_core_init(void);
+void pmc_core_exit(void);
+int pmc_core_open_file(struct pmc_file *pf);
+void pmc_core_release_file(struct pmc_file *pf);
+
+/*
+ * pmc_sec_allocate - may the caller allocate a PMC of @mode (counting kernel
+ * mode if @counts_kernel)? Sets *@kernel_ok. 0 or -EPERM/-EACCES. Process
+ * context. perfmon/ applies the same rules.
+ */
+int pmc_sec_allocate(u32 mode, bool counts_kernel, bool *kernel_ok);
+
+/*
+ * pmc_task_sampling_owners - call @fn(po, @arg) for the owner of each
+ * sampling PMC that counts thread @task (an owner may come more than once).
+ * Under rcu_read_lock(); any context but NMI (the map kprobes included).
+ */
+void pmc_task_sampling_owners(struct task_struct *task,
+			      void (*fn)(struct pmc_owner *po, void *arg),
+			      void *arg);
+
+/*
+ * ---------------------------------------------------------------------------
+ * What the core asks of log/ (sampling, logging and the ring), implemented
+ * there: record emission at the points hwpmc logs, the overflow handler,
+ * the owner's log lifecycle and the map hooks. The core owns this contract
+ * and log/ fulfils it, so the core includes nothing of log/ while log/
+ * reads the objects above (docs/architecture.md, "Parts").
+ *
+ * Records go to the owner's log file and/or mmap'd ring, whichever exist;
+ * with neither, the emitters do nothing. Every emitter is safe in the
+ * context its comment names and never sleeps unless it says "process".
+ * ---------------------------------------------------------------------------
+ */
+struct perf_sample_data;
+struct pt_regs;
+struct task_struct;
+
+/*
+ * Process context: the owner is going away (file released or owner exited)
+ * after all its PMCs were stopped and released. Flushes and closes the log,
+ * drops the ring's reference. Called with owner->lock held.
+ */
+void pmc_log_owner_exit(struct pmc_owner *po);
+
+/*
+ * Does the owner have a log file configured? (hwpmc's EDOOFUS rules for
+ * starting system sampling or PROCCSW/PROCEXIT PMCs.) Process context,
+ * owner->lock held.
+ */
+bool pmc_log_configured(struct pmc_owner *po);
+
+/* Process context, owner->lock held. */
+void pmc_log_pmcallocate(struct pmc_owner *po, struct pmc_obj *pm);
+void pmc_log_pmcattach(struct pmc_owner *po, struct pmc_obj *pm,
+		       struct task_struct *target);
+void pmc_log_pmcdetach(struct pmc_owner *po, struct pmc_obj *pm, pid_t pid);
+
+/*
+ * Scheduler-hook context (sched_switch: IRQs off, rq lock held; fork/exit/
+ * exec probes: preemption off). No locks taken, no allocation: records are
+ * staged per CPU and published later.
+ */
+void pmc_log_proccsw(struct pmc_owner *po, struct pmc_obj *pm, pid_t pid,
+		     pid_t tid, u64 delta);
+void pmc_log_procexit(struct pmc_owner *po, struct pmc_obj *pm, pid_t pid,
+		      u64 value);
+void pmc_log_procfork(struct pmc_owner *po, pid_t oldpid, pid_t newpid);
+void pmc_log_sysexit(struct pmc_owner *po, pid_t pid);
+/*
+ * Exec probe of the task itself (@task == current, preemption off): the
+ * PROCEXEC record (path, AT_BASE, PIE load address) and, for a sampling
+ * PMC, the MAP_IN records of the new image are built by a task_work when
+ * the task returns to user space, where the mm may be locked and read.
+ * @pm NULL: for an owner with system-sampling PMCs (pl_pmcid is
+ * PMC_ID_INVALID, mappings logged).
+ */
+void pmc_log_procexec(struct pmc_owner *po, struct pmc_obj *pm,
+		      struct task_struct *task);
+
+/*
+ * A SNAPSHOT record (PMC_F_SNAPSHOT): @pm's @value, counted on @cpu (by
+ * thread @tid, 0 for system scope), at @tsc (CLOCK_MONOTONIC ns, shared by
+ * the records of one set). Any context but NMI (hrtimer, sched_switch with
+ * the rq lock held, process); stages only.
+ */
+void pmc_log_snapshot(struct pmc_owner *po, struct pmc_obj *pm, u32 cpu,
+		      pid_t tid, u64 value, u64 tsc);
+
+/*
+ * The overflow handler of every sampling kernel counter; its
+ * overflow_handler_context is the struct pmc_obj. NMI context on x86
+ * hardware, hard IRQ for hrtimer software events, inline for others.
+ */
+void pmc_sample_overflow(struct perf_event *event,
+			 struct perf_sample_data *data, struct pt_regs *regs);
+
+/*
+ * A sampling owner needs the map hooks (log/map_hooks.c): register them if
+ * they are not (they stay while any owner has a log, and a short while
+ * after). pmc_map_hooks_want(): process context, no driver lock held
+ * (registration takes kprobe and text locks); pmc_map_hooks_want_async():
+ * any context but NMI, registration is left to a work.
+ */
+void pmc_map_hooks_want(void);
+void pmc_map_hooks_want_async(void);
 
 #endif /* _PMC_CORE_H */

@@ -198,7 +198,6 @@ int pmc_switch_hook_get(void);		/* sched_switch probe */
 void pmc_switch_hook_put(void);
 
 /* security.c */
-int pmc_sec_allocate(u32 mode, bool counts_kernel, bool *kernel_ok);
 int pmc_sec_may_attach(struct task_struct *task);
 bool pmc_sec_owner_privileged(void);
 int pmc_sec_admin(void);

@@ -21,7 +21,6 @@
  * task_work. They find targets and owners under rcu_read_lock().
  */
 #include "pmc_core_priv.h"
-#include "log/pmc_log.h"
 
 #include <linux/sched/signal.h>
 #include <linux/tracepoint.h>

@@ -26,7 +26,6 @@
  * Locks: pmc_snap.lock (raw spinlock, below).
  */
 #include "pmc_core_priv.h"
-#include "log/pmc_log.h"
 #include "arch/pmc_arch.h"
 
 #include <linux/cpu.h>

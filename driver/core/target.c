@@ -25,7 +25,6 @@
  * sched_hooks.c. Everything else: process context.
  */
 #include "pmc_core_priv.h"
-#include "log/pmc_log.h"
 
 #include <linux/hash.h>
 #include <linux/module.h>
@@ -767,6 +766,23 @@ err_free:
 err_ref:
 	pmc_target_put(tgt);
 	pr_warn_ratelimited("pid %d cannot be counted\n", task_pid_nr(child));
+}
+
+
+void pmc_task_sampling_owners(struct task_struct *task,
+			      void (*fn)(struct pmc_owner *po, void *arg),
+			      void *arg)
+{
+	struct pmc_thr *thr;
+	struct pmc_obj *pm;
+
+	pmc_for_each_thr_rcu(thr, task) {
+		if (thr->task != task || READ_ONCE(thr->dead))
+			continue;
+		pm = thr->tgt->pm;
+		if (PMC_IS_SAMPLING_MODE(pm->mode))
+			fn(pm->owner, arg);
+	}
 }
 
 /*

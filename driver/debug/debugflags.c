@@ -8,7 +8,10 @@
  * The parameter callbacks run in process context; pmc_dbg_emit() runs in
  * any context, NMI included.
  */
-#include "base/pmc_base.h"
+#define pr_fmt(fmt) "pmc: " fmt
+
+#include <pmc/hwpmc.h>
+
 #include "pmc_debug.h"
 #include "trace.h"
 

@@ -7,7 +7,9 @@
  */
 #include "base/pmc_base.h"
 #include "debug/pmc_debug.h"
-#include "log/map_hooks.h"
+#include "core/pmc_core.h"
+#include "log/pmc_log.h"
+#include "perfmon/pmc_perfmon.h"
 
 #include <linux/module.h>
 #include <linux/miscdevice.h>
@@ -320,16 +322,21 @@ static int __init pmc_init(void)
 	ret = pmc_core_init();
 	if (ret)
 		goto err_arch;
+	ret = pmc_sampling_init();
+	if (ret)
+		goto err_core;
 
 	ret = misc_register(&pmc_miscdev);
 	if (ret) {
 		pr_err("cannot register /dev/pmc: %d\n", ret);
-		goto err_core;
+		goto err_sampling;
 	}
 	pmc_debug_init();
 	pr_info("version 0x%08x loaded\n", PMC_VERSION);
 	return 0;
 
+err_sampling:
+	pmc_sampling_exit();
 err_core:
 	pmc_core_exit();
 err_arch:
@@ -342,6 +349,7 @@ static void __exit pmc_exit(void)
 	pmc_map_hooks_exit();
 	pmc_debug_exit();
 	misc_deregister(&pmc_miscdev);
+	pmc_sampling_exit();
 	pmc_core_exit();
 	pmc_arch_exit();
 	pr_info("unloaded\n");

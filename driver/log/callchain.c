@@ -10,7 +10,7 @@
  * without frame pointers gives a short chain, never a fault.
  */
 #include "base/pmc_base.h"
-#include "pmc_log.h"
+#include "pmc_log_priv.h"
 
 #include <linux/ptrace.h>
 #include <linux/sched.h>

@@ -9,7 +9,7 @@
  * staging locks (log_buf.c).
  */
 #include "base/pmc_base.h"
-#include "pmc_log.h"
+#include "pmc_log_priv.h"
 #include "debug/pmc_debug.h"
 
 #include <linux/file.h>

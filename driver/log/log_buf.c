@@ -9,7 +9,7 @@
  * and never allocate; the pool grows in process context (the publisher).
  */
 #include "base/pmc_base.h"
-#include "pmc_log.h"
+#include "pmc_log_priv.h"
 #include "debug/pmc_debug.h"
 
 #include <linux/mm.h>

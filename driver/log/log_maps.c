@@ -12,7 +12,7 @@
  * hold a reference on the module, dropped as their last act.
  */
 #include "base/pmc_base.h"
-#include "pmc_log.h"
+#include "pmc_log_priv.h"
 #include "compat/compat.h"
 #include "map_hooks.h"
 

@@ -11,7 +11,7 @@
  * publisher runs later from the kick.
  */
 #include "base/pmc_base.h"
-#include "pmc_log.h"
+#include "pmc_log_priv.h"
 #include "compat/compat.h"
 
 #include <linux/dcache.h>

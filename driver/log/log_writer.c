@@ -19,7 +19,7 @@
  * pipe). Everything here runs in process context.
  */
 #include "base/pmc_base.h"
-#include "pmc_log.h"
+#include "pmc_log_priv.h"
 #include "debug/pmc_debug.h"
 
 #include <linux/cred.h>

@@ -26,8 +26,7 @@
  * system-sampling owner sees an exec, and stay while any owner has a log
  * (checked every PMC_MAP_LINGER): an idle driver costs mmap nothing.
  */
-#include "core/pmc_core_priv.h"
-#include "pmc_log.h"
+#include "pmc_log_priv.h"
 #include "compat/compat.h"
 #include "map_hooks.h"
 
@@ -76,24 +75,28 @@ static unsigned int pmc_map_log_add(struct pmc_log_state **logs,
  * it is, and of the system-sampling owners. Under rcu_read_lock(); kprobe
  * context.
  */
+struct pmc_map_logs {
+	struct pmc_log_state **logs;
+	unsigned int n;
+};
+
+static void pmc_map_logs_add_owner(struct pmc_owner *po, void *arg)
+{
+	struct pmc_map_logs *ml = arg;
+
+	ml->n = pmc_map_log_add(ml->logs, ml->n, pmc_log_of(po));
+}
+
 static unsigned int pmc_map_logs(struct pmc_log_state **logs)
 {
+	struct pmc_map_logs ml = { .logs = logs };
 	struct pmc_owner *po;
-	struct pmc_thr *thr;
-	struct pmc_obj *pm;
-	unsigned int n = 0;
 
-	pmc_for_each_thr_rcu(thr, current) {
-		if (thr->task != current || READ_ONCE(thr->dead))
-			continue;
-		pm = thr->tgt->pm;
-		if (PMC_IS_SAMPLING_MODE(pm->mode))
-			n = pmc_map_log_add(logs, n, pmc_log_of(pm->owner));
-	}
+	pmc_task_sampling_owners(current, pmc_map_logs_add_owner, &ml);
 	pmc_for_each_owner_rcu(po)
 		if (READ_ONCE(po->nss))
-			n = pmc_map_log_add(logs, n, pmc_log_of(po));
-	return n;
+			pmc_map_logs_add_owner(po, &ml);
+	return ml.n;
 }
 
 /* A task of user space, not inside execve(). Kprobe context. */

@@ -12,17 +12,6 @@ struct pmc_log_state;
 struct task_struct;
 
 /*
- * A sampling owner needs the hooks: register them if they are not (they
- * stay while any owner has a log, and PMC_MAP_LINGER after). Process
- * context, no driver lock held (registration takes kprobe and text locks).
- */
-void pmc_map_hooks_want(void);
-/* The same from any context but NMI: registration is left to a work. */
-void pmc_map_hooks_want_async(void);
-/* Module unload: no hook runs module code once this returns. Process. */
-void pmc_map_hooks_exit(void);
-
-/*
  * sample.c: queue a MAP_IN (@in; of current's mapping at @start) or a
  * MAP_OUT (of [@start, @end) of process @pid) for @log on this CPU's
  * sample ring, for its drain (hard IRQ) to do. Kprobe context: as NMI

@@ -12,7 +12,7 @@
  * callbacks (mmap_lock held), poll, and the publisher.
  */
 #include "base/pmc_base.h"
-#include "pmc_log.h"
+#include "pmc_log_priv.h"
 #include "compat/compat.h"
 
 #include <linux/log2.h>

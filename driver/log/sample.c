@@ -24,7 +24,7 @@
  * entry leaves the locking and allocating to the drain.
  */
 #include "base/pmc_base.h"
-#include "pmc_log.h"
+#include "pmc_log_priv.h"
 #include "debug/pmc_debug.h"
 #include "map_hooks.h"
 

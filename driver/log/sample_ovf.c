@@ -17,7 +17,7 @@
  * the set is stopped, are the same event and are dropped.
  */
 #include "base/pmc_base.h"
-#include "pmc_log.h"
+#include "pmc_log_priv.h"
 #include "debug/pmc_debug.h"
 
 #include <linux/list.h>

@@ -15,7 +15,8 @@
  * All functions run in process context (ioctl, open, release).
  */
 #include "base/pmc_base.h"
-#include "core/pmc_core_priv.h"	/* pmc_sec_allocate(): the core's privilege rules */
+#include "core/pmc_core.h"
+#include "pmc_perfmon.h"
 
 #include <linux/capability.h>
 #include <linux/cpu.h>

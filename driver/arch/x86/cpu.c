@@ -10,7 +10,11 @@
  * CPUID reports no PMU (a VM), the test PMU module, when loaded first,
  * stands in for one (pmc_x86_test_pmu()).
  */
-#include "base/pmc_base.h"
+#define pr_fmt(fmt) "pmc: " fmt
+
+#include <pmc/hwpmc.h>
+
+#include "arch/pmc_arch.h"
 
 #include <linux/kernel.h>
 #include <linux/module.h>
