@@ -25,7 +25,7 @@ struct pmc_arch_info {
 	u32 cputype;			/* enum pmc_cputype */
 	u32 perfmon_version;		/* Intel architectural perfmon version */
 	bool has_tsc;
-	bool test_pmu;			/* counters come from the test PMU */
+	bool pmu_from_perf;		/* counters described by a perf PMU, not CPUID */
 	unsigned int nclasses;
 	struct pmc_arch_class classes[PMC_ARCH_MAX_CLASSES];
 	char cpuid[64];			/* PMC_CPUID_LEN: "GenuineIntel-6-85-7" */
@@ -60,13 +60,5 @@ unsigned long pmc_arch_tsc_khz(void);
  * CPU has no PMU. What perfmon(4) counts with. Any context.
  */
 const struct pmc_arch_class *pmc_arch_general_class(const struct pmc_arch_info *info);
-
-/*
- * Provided by the test PMU (selftests/testpmu/testpmu.ko, never installed):
- * its counters per CPU and their width. pmc_arch_init() looks it up with
- * symbol_get() when CPUID reports no PMU, so loading testpmu.ko before
- * pmc.ko gives the driver a hardware class (info->test_pmu). Any context.
- */
-void testpmu_describe(u32 *ncounters, u32 *width);
 
 #endif /* _PMC_ARCH_H */
