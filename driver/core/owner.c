@@ -71,6 +71,7 @@ static struct pmc_owner *pmc_owner_create(struct pmc_file *pf)
 	mutex_init(&po->lock);
 	mutex_init(&po->log_lock);
 	INIT_LIST_HEAD(&po->pmcs);
+	init_waitqueue_head(&po->ring_wait);
 	refcount_set(&po->refs, 1);	/* the file's */
 	init_task_work(&po->exit_work, pmc_owner_exit_work);
 	atomic_inc(&pmc_live[PMC_LIVE_OWNER]);

@@ -18,6 +18,7 @@
 #include <linux/rcupdate.h>
 #include <linux/perf_event.h>
 #include <linux/task_work.h>
+#include <linux/wait.h>
 
 #include "base/pmc_base.h"
 
@@ -40,6 +41,11 @@ struct pid;
  *		it while it makes kernel counters, under perf's context
  *		mutex, which perf holds while it copies to user space).
  *		Nothing under it sleeps on anything but allocations.
+ * @ring_wait:	the pollers of the owner's ring (log/ring.c): poll() and
+ *		epoll on its file wait here, and a commit to this owner's
+ *		ring wakes only them. In the owner, not in the log state:
+ *		the file holds the owner until it is released, after epoll
+ *		dropped its entries, so the queue outlives every waiter.
  *
  * Core-private fields follow; see owner.c. The owner's memory is freed with
  * kfree_rcu() once its last reference is gone, so a pointer read under
@@ -54,6 +60,7 @@ struct pmc_owner {
 	struct pmc_log_state *log;
 	struct mutex log_lock;
 	bool log_closed;		/* the owner exited; under @log_lock */
+	wait_queue_head_t ring_wait;
 	/* Core-private. */
 	refcount_t refs;		/* pf, each PMC, each pending work */
 	bool dead;			/* torn down: PMCs released; under @lock */

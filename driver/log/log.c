@@ -226,6 +226,7 @@ static void pmc_log_state_release(struct kref *ref)
 	pmc_log_pool_destroy(log);
 	free_percpu(log->cpu);
 	put_pid(log->owner_tgid);
+	pmc_owner_put(log->po);
 	mutex_destroy(&log->pub_lock);
 	mutex_destroy(&log->cfg_lock);
 	kfree(log);
@@ -292,6 +293,8 @@ static struct pmc_log_state *pmc_log_state_create(struct pmc_owner *po)
 	if (ret)
 		goto err_pool;
 
+	/* A reference: the ring's wakeups reach po->ring_wait (ring.c). */
+	pmc_owner_get(po);
 	/* Initialised before an overflow handler can see it (pmc_log_of()). */
 	smp_store_release(&po->log, log);
 	return log;

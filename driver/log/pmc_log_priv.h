@@ -96,6 +96,7 @@ enum pmc_log_wmode {
  * owner goes away (pmc_log_owner_exit()); freed when its last reference
  * goes (kref: the owner, each ring that maps it, pending task_works and
  * map dumps).
+ * @po:		the owner (a reference: the ring wakes its @ring_wait)
  * @sinks:	PMC_LOG_SINK_*; read anywhere, written under @pub_lock
  * @dead:	the owner is gone: nothing is staged any more
  * @cpu:	per-CPU staging

@@ -5,8 +5,9 @@
  * publisher of log.c (the single producer, under pub_lock) with perf's
  * head/tail protocol, never overwriting: a record that does not fit is
  * dropped, counted (pr_lost, ring_dropped) and reported by a DROPNOTIFY
- * once there is room. poll() waits on one module-wide wait queue, woken by
- * the publisher when the readable bytes reach the reader's watermark.
+ * once there is room. poll() waits on the owner's own wait queue
+ * (pmc_owner.ring_wait), woken by the publisher of that owner only, when
+ * the readable bytes reach the reader's watermark.
  *
  * Everything here runs in process context: mmap (mmap_lock held), the vma
  * callbacks (mmap_lock held), poll, and the publisher.
@@ -25,9 +26,6 @@
 
 /* Largest data area: 2^16 pages (256 MiB with 4 KiB pages). */
 #define PMC_RING_MAX_PAGES	65536
-
-/* Every poller of every ring: the wait queue lives as long as the module. */
-static DECLARE_WAIT_QUEUE_HEAD(pmc_ring_wq);
 
 /*
  * struct pmc_ring - a mapped ring.
@@ -144,7 +142,8 @@ void pmc_ring_commit(struct pmc_ring *ring)
 	/* The records are written before the head moves (perf's B/C). */
 	smp_store_release(&ring->pg->pr_data_head, ring->head);
 	if (pmc_ring_readable(ring))
-		wake_up_interruptible_poll(&pmc_ring_wq, EPOLLIN | EPOLLRDNORM);
+		wake_up_interruptible_poll(&ring->log->po->ring_wait,
+					   EPOLLIN | EPOLLRDNORM);
 }
 
 void pmc_ring_detach(struct pmc_log_state *log)
@@ -158,7 +157,7 @@ void pmc_ring_detach(struct pmc_log_state *log)
 	WRITE_ONCE(log->sinks, log->sinks & ~PMC_LOG_SINK_RING);
 	pmc_ring_put(ring);
 	/* Pollers of a ring that went away see EPOLLERR. */
-	wake_up_interruptible_poll(&pmc_ring_wq, EPOLLERR);
+	wake_up_interruptible_poll(&log->po->ring_wait, EPOLLERR);
 }
 
 /* ------------------------------------------------------------ mapping */
@@ -297,7 +296,7 @@ __poll_t pmc_ring_poll(struct pmc_file *pf, struct file *file,
 	if (!log)
 		return EPOLLERR;
 
-	poll_wait(file, &pmc_ring_wq, wait);
+	poll_wait(file, &po->ring_wait, wait);
 	mutex_lock(&log->pub_lock);
 	if (log->ring)
 		mask = pmc_ring_readable(log->ring) ? EPOLLIN | EPOLLRDNORM : 0;
