@@ -26,7 +26,6 @@ extern int pmc_callchaindepth;
 extern int pmc_hashsize;
 extern int pmc_logbuffersize;		/* KiB */
 extern int pmc_mincount;		/* writable at run time */
-extern int pmc_mtxpoolsize;
 extern int pmc_nbuffers_pcpu;
 extern int pmc_nsamples;
 extern int pmc_softevents;

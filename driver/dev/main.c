@@ -70,9 +70,10 @@ static const struct kernel_param_ops pmc_mincount_ops = {
 module_param_cb(mincount, &pmc_mincount_ops, &pmc_mincount, 0644);
 MODULE_PARM_DESC(mincount, "Minimum sampling period in events (default 1000, writable)");
 
-int pmc_mtxpoolsize = PMC_MTXPOOLSIZE_DEFAULT;
+/* hwpmc sizes a mutex pool with it; pmc has none: checked, else unused. */
+static int pmc_mtxpoolsize = PMC_MTXPOOLSIZE_DEFAULT;
 module_param_named(mtxpoolsize, pmc_mtxpoolsize, int, 0444);
-MODULE_PARM_DESC(mtxpoolsize, "Size of the lock pool (default 32)");
+MODULE_PARM_DESC(mtxpoolsize, "Accepted for hwpmc compatibility, unused (default 32)");
 
 int pmc_nbuffers_pcpu = PMC_NBUFFERS_PCPU_DEFAULT;
 module_param_named(nbuffers_pcpu, pmc_nbuffers_pcpu, int, 0444);
