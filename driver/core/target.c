@@ -849,6 +849,24 @@ err_ref:
 }
 
 /*
+ * The PROCCSW record of @delta events counted by thread @task since its
+ * last switch-out, which moves on by @delta. Called by @task itself: the
+ * sched_switch probe of @task (IRQs off, rq lock held) or its exit work
+ * (process context, the owner's lock held); both are the only writers of
+ * @thr->last_csw.
+ */
+static void pmc_thr_log_csw(struct pmc_thr *thr, struct task_struct *task,
+			    u64 delta)
+{
+	struct pmc_obj *pm = thr->tgt->pm;
+	struct pmc_owner *po = pm->owner;
+
+	thr->last_csw += delta;
+	pmc_log_proccsw(po, pm, pmc_owner_pid_nr(po, task, true),
+			pmc_owner_pid_nr(po, task, false), delta);
+}
+
+/*
  * The PROCCSW record of what an exiting thread counted since its last
  * switch-out: its last switch comes after perf ended its counter (6.1:
  * perf_event_exit_task() runs early in do_exit()), so the switch probe
@@ -857,18 +875,13 @@ err_ref:
  */
 static void pmc_thr_log_last_csw(struct pmc_thr *thr)
 {
-	struct pmc_obj *pm = thr->tgt->pm;
-	struct pmc_owner *po = pm->owner;
 	u64 delta;
 
 	if (!thr->event)
 		return;
 	delta = pmc_event_read(thr->event) - thr->last_csw;
-	if (!delta)
-		return;
-	thr->last_csw += delta;
-	pmc_log_proccsw(po, pm, pmc_owner_pid_nr(po, current, true),
-			pmc_owner_pid_nr(po, current, false), delta);
+	if (delta)
+		pmc_thr_log_csw(thr, current, delta);
 }
 
 /*
@@ -992,7 +1005,6 @@ void pmc_target_exec_probe(struct task_struct *task, struct linux_binprm *bprm)
 void pmc_target_switch_probe(struct task_struct *prev)
 {
 	struct perf_event *event;
-	struct pmc_owner *po;
 	struct pmc_obj *pm;
 	struct pmc_thr *thr;
 	u64 value, delta;
@@ -1012,12 +1024,9 @@ void pmc_target_switch_probe(struct task_struct *prev)
 		event->pmu->read(event);
 		value = local64_read(&event->count);
 		delta = value - thr->last_csw;
-		thr->last_csw = value;
 		pmc_dbg(PMC_DBG_CSW, PMC_DBG_SWO, pm->id, task_pid_nr(prev),
 			smp_processor_id(), delta);
-		po = pm->owner;
-		pmc_log_proccsw(po, pm, pmc_owner_pid_nr(po, prev, true),
-				pmc_owner_pid_nr(po, prev, false), delta);
+		pmc_thr_log_csw(thr, prev, delta);
 	}
 	rcu_read_unlock();
 }
