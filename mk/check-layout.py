@@ -11,6 +11,8 @@ Each folder under driver/ is one part. The rules:
   3. The arch layer (arch/, arch/<SRCARCH>/) includes only arch/pmc_arch.h
      among the driver's headers (besides uapi and kernel headers).
   4. The graph of includes between parts has no cycle.
+  5. Kernel versions are tested in compat/ only: no LINUX_VERSION_CODE,
+     KERNEL_VERSION() or PMC_KERNEL_*() anywhere else.
 Prints one TAP line per rule; exits 1 if any fails.
 """
 import os
@@ -34,7 +36,8 @@ for d, _, fs in os.walk(drv):
             files.append(os.path.relpath(os.path.join(d, f), drv))
 files.sort()
 
-errors = {1: [], 2: [], 3: [], 4: []}
+errors = {1: [], 2: [], 3: [], 4: [], 5: []}
+ver_re = re.compile(r'\b(LINUX_VERSION_CODE|KERNEL_VERSION|PMC_KERNEL_[A-Z]+)\b')
 edges = {}
 for rel in files:
     part = part_of(rel)
@@ -42,6 +45,10 @@ for rel in files:
         errors[1].append('%s is not in a part folder' % rel)
         continue
     text = open(os.path.join(drv, rel), encoding='utf-8').read()
+    if part != 'compat':
+        for n, line in enumerate(text.split('\n'), 1):
+            if ver_re.search(line):
+                errors[5].append('%s:%d: %s' % (rel, n, line.strip()))
     for name in inc_re.findall(text):
         here = os.path.normpath(os.path.join(os.path.dirname(rel), name))
         if os.path.exists(os.path.join(drv, here)):
@@ -84,9 +91,10 @@ errors[4] = cycle
 names = {1: 'every driver source file is in a part folder',
          2: 'cross-part includes name only interface headers (or compat/)',
          3: 'the arch layer includes only arch/pmc_arch.h',
-         4: 'the include graph between parts has no cycle'}
+         4: 'the include graph between parts has no cycle',
+         5: 'kernel versions are tested in compat/ only'}
 bad = 0
-for n in (1, 2, 3, 4):
+for n in (1, 2, 3, 4, 5):
     if errors[n]:
         bad = 1
         print('not ok %d layout: %s' % (n, names[n]))

@@ -11,9 +11,9 @@
  *
  * The tracepoints are looked up by name with for_each_kernel_tracepoint()
  * (the __tracepoint_sched_* symbols are not exported) and attached with
- * tracepoint_probe_register(). Probe prototypes are those of Linux 6.1;
- * pmc_probe_typecheck() makes the compiler check them against the kernel's
- * headers.
+ * tracepoint_probe_register(). pmc_probe_typecheck() and
+ * compat/tracepoint.h make the compiler check the probe prototypes against
+ * the kernel's headers.
  *
  * Probe context (6.1): preemption disabled by the tracepoint; sched_switch
  * also has IRQs off and the rq lock held. The probes take no lock, never
@@ -23,9 +23,9 @@
 #include "pmc_core_priv.h"
 
 #include <linux/sched/signal.h>
-#include <linux/tracepoint.h>
 #include <linux/workqueue.h>
-#include <trace/events/sched.h>
+
+#include "compat/tracepoint.h"
 
 static struct tracepoint *pmc_tp_switch;
 static struct tracepoint *pmc_tp_fork;
@@ -121,15 +121,21 @@ static void pmc_probe_exit(void *data, struct task_struct *p)
 	pmc_owner_exit_probe(p);
 }
 
-/* Compile-time check of the probe prototypes; never called. */
+/*
+ * Never called: the probes have the prototypes compat/tracepoint.h checks
+ * against the kernel's tracepoints.
+ */
 static void __maybe_unused pmc_probe_typecheck(void)
 {
-	if (0) {
-		register_trace_sched_switch(pmc_probe_switch, NULL);
-		register_trace_sched_process_fork(pmc_probe_fork, NULL);
-		register_trace_sched_process_exec(pmc_probe_exec, NULL);
-		register_trace_sched_process_exit(pmc_probe_exit, NULL);
-	}
+	pmc_tp_switch_fn sw = pmc_probe_switch;
+	pmc_tp_fork_fn fork = pmc_probe_fork;
+	pmc_tp_exec_fn exec = pmc_probe_exec;
+	pmc_tp_exit_fn exit = pmc_probe_exit;
+
+	(void)sw;
+	(void)fork;
+	(void)exec;
+	(void)exit;
 }
 
 static void pmc_tp_lookup(struct tracepoint *tp, void *priv)

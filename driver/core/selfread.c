@@ -34,7 +34,7 @@
  * looked up in the core's RCU thread hash at each use, never cached.
  */
 #include "pmc_core_priv.h"
-#include "compat/compat.h"
+#include "compat/mm.h"
 
 #include <linux/hashtable.h>
 #include <linux/mm.h>

@@ -13,7 +13,7 @@
  */
 #include "base/pmc_base.h"
 #include "pmc_log_priv.h"
-#include "compat/compat.h"
+#include "compat/fs.h"
 #include "map_hooks.h"
 
 #include <linux/auxvec.h>

@@ -12,7 +12,7 @@
  */
 #include "base/pmc_base.h"
 #include "pmc_log_priv.h"
-#include "compat/compat.h"
+#include "compat/fs.h"
 
 #include <linux/dcache.h>
 #include <linux/file.h>

@@ -4,7 +4,7 @@
  * sampled processes after attach and exec: MAP_IN when one maps a file
  * with PROT_EXEC (dlopen, mmap), MAP_OUT when it unmaps one (dlclose,
  * munmap, a MAP_FIXED mapping over it). Linux 6.1 has no tracepoint there;
- * the probe points are named in compat.h.
+ * the probe points are named in compat/kprobes.h.
  *
  * Who is sampled: the threads of the targets of process-sampling (TS)
  * PMCs, for their owners' logs, and every process for the logs of owners
@@ -27,7 +27,8 @@
  * (checked every PMC_MAP_LINGER): an idle driver costs mmap nothing.
  */
 #include "pmc_log_priv.h"
-#include "compat/compat.h"
+#include "compat/kprobes.h"
+#include "compat/sched.h"
 #include "map_hooks.h"
 
 #include <linux/kprobes.h>

@@ -14,7 +14,7 @@
  */
 #include "base/pmc_base.h"
 #include "pmc_log_priv.h"
-#include "compat/compat.h"
+#include "compat/mm.h"
 
 #include <linux/log2.h>
 #include <linux/mm.h>

@@ -58,7 +58,7 @@
 #include <asm/nmi.h>
 #include <asm/irq_regs.h>
 
-#include "compat/compat.h"	/* driver/compat/compat.h: pmc_hrtimer_setup() */
+#include "compat/hrtimer.h"	/* driver/compat/: pmc_hrtimer_setup() */
 
 #define TESTPMU_MAX_COUNTERS	32
 /* Overflow timers never fire closer than this: bounds the NMI rate. */
