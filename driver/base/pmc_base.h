@@ -9,10 +9,6 @@
 #ifndef _PMC_BASE_H
 #define _PMC_BASE_H
 
-#ifndef pr_fmt
-#define pr_fmt(fmt) "pmc: " fmt
-#endif
-
 #include <linux/types.h>
 #include <linux/atomic.h>
 #include <linux/fs.h>

@@ -8,8 +8,6 @@
  * The parameter callbacks run in process context; pmc_dbg_emit() runs in
  * any context, NMI included.
  */
-#define pr_fmt(fmt) "pmc: " fmt
-
 #include <pmc/hwpmc.h>
 
 #include "pmc_debug.h"

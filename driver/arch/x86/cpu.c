@@ -11,8 +11,6 @@
  * describes its counters in sysfs (a test PMU loaded first) stands in for
  * one (pmc_x86_perf_pmu()).
  */
-#define pr_fmt(fmt) "pmc: " fmt
-
 #include <pmc/hwpmc.h>
 
 #include "arch/pmc_arch.h"
