@@ -10,6 +10,7 @@
  */
 #include "base/pmc_base.h"
 #include "pmc_log_priv.h"
+#include "map_hooks.h"
 #include "debug/pmc_debug.h"
 
 #include <linux/file.h>
@@ -586,6 +587,7 @@ int pmc_sampling_init(void)
 	ret = pmc_sample_init();
 	if (ret)
 		goto err_wq;
+	pmc_map_hooks_init();
 	return 0;
 
 err_wq:

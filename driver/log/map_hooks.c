@@ -34,6 +34,7 @@
 #include <linux/kprobes.h>
 #include <linux/minmax.h>
 #include <linux/mm.h>
+#include <linux/moduleparam.h>
 #include <linux/workqueue.h>
 
 /* Distinct logs one mapping event is logged to; more are not served. */
@@ -50,6 +51,25 @@ static bool pmc_map_on;
 
 static struct kprobe pmc_kp_mmap;
 static struct kprobe pmc_kp_munmap;
+
+/*
+ * map_tracking (read-only): 1 while the hooks can follow mappings, else
+ * the negative errno with which pmc_map_hooks_init() refused them at load
+ * (-ENOENT: a probed function is not in this kernel). Written once, at
+ * load, before any want; read by the wants without a lock.
+ */
+static int pmc_map_tracking;
+module_param_named(map_tracking, pmc_map_tracking, int, 0444);
+MODULE_PARM_DESC(map_tracking, "1: MAP_IN/MAP_OUT tracking works; else the errno it was refused with at load");
+
+/*
+ * For testing only (pmc(4)): the MAP_OUT kprobe probes this function
+ * instead of the kernel's munmap path, so that a test can load the driver
+ * as a kernel that renamed the function would see it.
+ */
+static char *pmc_map_test_symbol;
+module_param_named(test_munmap_symbol, pmc_map_test_symbol, charp, 0444);
+MODULE_PARM_DESC(test_munmap_symbol, "Testing only: probe this function for MAP_OUT");
 
 static void pmc_map_idle_fn(struct work_struct *work);
 static DECLARE_DELAYED_WORK(pmc_map_idle, pmc_map_idle_fn);
@@ -167,19 +187,28 @@ static int pmc_kp_munmap_pre(struct kprobe *kp, struct pt_regs *regs)
 	return 0;
 }
 
+/*
+ * Fill the two kprobes for registration: a kprobe is registered again only
+ * from a clean struct. @flags: KPROBE_FLAG_DISABLED for the check at load.
+ */
+static void pmc_map_kprobes_setup(u32 flags)
+{
+	memset(&pmc_kp_mmap, 0, sizeof(pmc_kp_mmap));
+	pmc_kp_mmap.symbol_name = PMC_KP_MMAP_SYMBOL;
+	pmc_kp_mmap.pre_handler = pmc_kp_mmap_pre;
+	pmc_kp_mmap.flags = flags;
+	memset(&pmc_kp_munmap, 0, sizeof(pmc_kp_munmap));
+	pmc_kp_munmap.symbol_name = pmc_map_test_symbol ?: PMC_KP_MUNMAP_SYMBOL;
+	pmc_kp_munmap.pre_handler = pmc_kp_munmap_pre;
+	pmc_kp_munmap.flags = flags;
+}
+
 /* pmc_map_lock held. */
 static int pmc_map_register(void)
 {
 	int ret;
 
-	/* A kprobe is registered again only from a clean struct. */
-	memset(&pmc_kp_mmap, 0, sizeof(pmc_kp_mmap));
-	pmc_kp_mmap.symbol_name = PMC_KP_MMAP_SYMBOL;
-	pmc_kp_mmap.pre_handler = pmc_kp_mmap_pre;
-	memset(&pmc_kp_munmap, 0, sizeof(pmc_kp_munmap));
-	pmc_kp_munmap.symbol_name = PMC_KP_MUNMAP_SYMBOL;
-	pmc_kp_munmap.pre_handler = pmc_kp_munmap_pre;
-
+	pmc_map_kprobes_setup(0);
 	ret = register_kprobe(&pmc_kp_mmap);
 	if (ret)
 		goto err;
@@ -197,6 +226,37 @@ err:
 	return ret;
 }
 
+/*
+ * At load: can both functions be probed on this kernel? Registered
+ * disabled (nothing is patched) and unregistered at once. If one cannot
+ * (a kernel that renamed it), MAP_IN/MAP_OUT tracking is refused for the
+ * module's life with one line naming the function, and map_tracking holds
+ * the errno; counting, sampling and the exec-time mappings still work.
+ * Process context.
+ */
+void pmc_map_hooks_init(void)
+{
+	struct kprobe *kps[] = { &pmc_kp_mmap, &pmc_kp_munmap };
+	unsigned int i;
+	int ret = 0;
+
+	pmc_map_kprobes_setup(KPROBE_FLAG_DISABLED);
+	for (i = 0; i < ARRAY_SIZE(kps); i++) {
+		ret = register_kprobe(kps[i]);
+		if (ret)
+			break;
+	}
+	if (i)
+		unregister_kprobes(kps, i);
+	if (ret) {
+		pr_warn("MAP_IN/MAP_OUT tracking off: cannot probe %s (%d)\n",
+			kps[i]->symbol_name, ret);
+		pmc_map_tracking = ret;
+		return;
+	}
+	pmc_map_tracking = 1;
+}
+
 /* pmc_map_lock held. */
 static void pmc_map_unregister(void)
 {
@@ -209,6 +269,8 @@ static void pmc_map_unregister(void)
 
 void pmc_map_hooks_want(void)
 {
+	if (pmc_map_tracking < 0)
+		return;		/* refused at load */
 	mutex_lock(&pmc_map_lock);
 	if (!pmc_map_on && !pmc_map_register())
 		schedule_delayed_work(&pmc_map_idle, PMC_MAP_LINGER);
@@ -222,7 +284,7 @@ static void pmc_map_want_fn(struct work_struct *work)
 
 void pmc_map_hooks_want_async(void)
 {
-	if (!READ_ONCE(pmc_map_on))
+	if (!READ_ONCE(pmc_map_on) && pmc_map_tracking >= 0)
 		schedule_work(&pmc_map_want_work);
 }
 

@@ -12,6 +12,12 @@ struct pmc_log_state;
 struct task_struct;
 
 /*
+ * At load (pmc_sampling_init()): check that the probed functions exist;
+ * refuse MAP_IN/MAP_OUT tracking with one line otherwise. Process context.
+ */
+void pmc_map_hooks_init(void);
+
+/*
  * sample.c: queue a MAP_IN (@in; of current's mapping at @start) or a
  * MAP_OUT (of [@start, @end) of process @pid) for @log on this CPU's
  * sample ring, for its drain (hard IRQ) to do. Kprobe context: as NMI
