@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * pmc_core.h - the interface of core/: the hwpmc object model: owners (one per open /dev/pmc file),
- * PMCs, and the rows they occupy; and what the core offers the other files.
+ * pmc_core.h - the interface of core/: the hwpmc object model (owners, one
+ * per open /dev/pmc file; PMCs and the rows they occupy), what the core
+ * offers the other parts, and what it asks of log/ (declared here,
+ * implemented there: docs/architecture.md, "The arrows").
  *
- * Owned by the core (core.c, owner.c, rows.c, target.c, event.c,
- * sched_hooks.c, security.c). Other files may read the fields documented as
- * stable below; they add their own state through the pointers reserved for
- * them (struct pmc_owner.log). docs/core.md describes the whole model.
+ * Owned by core/. Other parts may read the fields documented as stable
+ * below; they add their own state through the pointers reserved for them
+ * (struct pmc_owner.log). docs/core.md describes the whole model.
  */
 #ifndef _PMC_CORE_H
 #define _PMC_CORE_H

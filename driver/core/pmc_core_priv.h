@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * pmc_core_priv.h - what the core files (core.c, owner.c, rows.c, target.c,
- * event.c, sched_hooks.c, security.c) share and nobody else uses: targets,
- * per-thread counters, rows, scheduler hooks and privilege checks.
+ * pmc_core_priv.h - private to core/: what its files (core.c, owner.c,
+ * rows.c, target.c, event.c, sched_hooks.c, security.c, snapshot.c,
+ * selfread.c) share and no other part includes (mk/check-layout.py):
+ * targets, per-thread counters, rows, scheduler hooks, snapshots,
+ * self-read pages and privilege checks.
  *
  * Locking, outermost first (docs/core.md has the picture):
  *   pmc_file.lock -> pmc_owner.lock -> pmc_rows_lock -> pmc_hooks_lock
