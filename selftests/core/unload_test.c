@@ -169,10 +169,10 @@ FIXTURE(unload) {
 
 FIXTURE_SETUP(unload)
 {
-	if (geteuid())
-		SKIP(return, "needs root to load and unload the module");
-	if (access(module_path(), R_OK))
-		SKIP(return, "no %s to load", module_path());
+	const char *why = pmc_t_cannot_reload(module_path());
+
+	if (why)
+		SKIP(return, "%s", why);
 	self->was_loaded = module_loaded();
 	ASSERT_EQ(0, prctl(PR_SET_CHILD_SUBREAPER, 1));
 }

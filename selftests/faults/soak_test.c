@@ -205,10 +205,10 @@ FIXTURE(soak) {
 
 FIXTURE_SETUP(soak)
 {
-	if (geteuid())
-		SKIP(return, "needs root to load and unload the module");
-	if (access(flt_module_path(), R_OK))
-		SKIP(return, "no %s to load", flt_module_path());
+	const char *why = pmc_t_cannot_reload(flt_module_path());
+
+	if (why)
+		SKIP(return, "%s", why);
 	self->ncpu = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	ASSERT_EQ(0, prctl(PR_SET_CHILD_SUBREAPER, 1));
 	ASSERT_EQ(0, load());

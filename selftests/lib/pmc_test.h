@@ -209,6 +209,12 @@ unsigned int pmc_t_slabs_over(const char *const *names, unsigned int n,
 int pmc_t_owners_start(pid_t *pgid, int n,
 		       void (*fn)(int ready, int i, void *arg), void *arg);
 void pmc_t_owners_kill(const pid_t *pgid, int n);
+/*
+ * Why a test that unloads pmc.ko and loads it again from @ko cannot run
+ * here (not root; no such file), or NULL. The text stays valid until the
+ * next call.
+ */
+const char *pmc_t_cannot_reload(const char *ko);
 /* Run a shell command: its exit status, or -1. */
 int pmc_t_system(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

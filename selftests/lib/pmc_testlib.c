@@ -742,6 +742,19 @@ void pmc_t_slab_objects(const char *const *names, unsigned int n, long *v)
 	}
 }
 
+const char *pmc_t_cannot_reload(const char *ko)
+{
+	static char why[300];
+
+	if (geteuid())
+		return "needs root to load and unload the module";
+	if (access(ko, R_OK)) {
+		snprintf(why, sizeof(why), "no %s to load", ko);
+		return why;
+	}
+	return NULL;
+}
+
 unsigned int pmc_t_slabs_over(const char *const *names, unsigned int n,
 			      const long *before, const long *after,
 			      const long *slack, bool report)

@@ -29,16 +29,14 @@ FIXTURE_SETUP(owners)
 {
 	const char *why = smp_cannot_run();
 
-	self->busy_fd = -1;
-	self->quiet_fd = -1;
-	memset(&self->busy, 0, sizeof(self->busy));
-	memset(&self->quiet, 0, sizeof(self->quiet));
+	self->busy_fd = self->quiet_fd = -1;
+	self->busy.pg = self->quiet.pg = NULL;
 	if (why)
 		SKIP(return, "%s", why);
 	/* Two opens: two owners, each with its log state and ring. */
 	self->busy_fd = smp_open();
-	ASSERT_LE(0, self->busy_fd);
 	self->quiet_fd = smp_open();
+	ASSERT_LE(0, self->busy_fd);
 	ASSERT_LE(0, self->quiet_fd);
 	ASSERT_EQ(0, smp_ring_map(self->busy_fd, 4, &self->busy));
 	ASSERT_EQ(0, smp_ring_map(self->quiet_fd, 1, &self->quiet));

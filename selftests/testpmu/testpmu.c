@@ -565,19 +565,16 @@ static const struct attribute_group testpmu_format_group = {
 };
 
 /* caps/: what a consumer needs to size a class of counters. */
-static ssize_t num_counters_show(struct device *dev,
-				 struct device_attribute *attr, char *buf)
-{
-	return sysfs_emit(buf, "%u\n", testpmu_ncounters);
-}
-static DEVICE_ATTR_RO(num_counters);
+#define TESTPMU_CAP_ATTR(_name, _var)					\
+static ssize_t _name##_show(struct device *dev,				\
+			    struct device_attribute *attr, char *buf)	\
+{									\
+	return sysfs_emit(buf, "%u\n", _var);				\
+}									\
+static DEVICE_ATTR_RO(_name)
 
-static ssize_t counter_width_show(struct device *dev,
-				  struct device_attribute *attr, char *buf)
-{
-	return sysfs_emit(buf, "%u\n", testpmu_width);
-}
-static DEVICE_ATTR_RO(counter_width);
+TESTPMU_CAP_ATTR(num_counters, testpmu_ncounters);
+TESTPMU_CAP_ATTR(counter_width, testpmu_width);
 
 static struct attribute *testpmu_caps_attrs[] = {
 	&dev_attr_num_counters.attr,
