@@ -576,15 +576,11 @@ static DEVICE_ATTR_RO(_name)
 TESTPMU_CAP_ATTR(num_counters, testpmu_ncounters);
 TESTPMU_CAP_ATTR(counter_width, testpmu_width);
 
-static struct attribute *testpmu_caps_attrs[] = {
-	&dev_attr_num_counters.attr,
-	&dev_attr_counter_width.attr,
-	NULL,
-};
-
 static const struct attribute_group testpmu_caps_group = {
 	.name = "caps",
-	.attrs = testpmu_caps_attrs,
+	.attrs = (struct attribute *[]) {
+		&dev_attr_num_counters.attr, &dev_attr_counter_width.attr, NULL
+	},
 };
 
 static const struct attribute_group *testpmu_attr_groups[] = {
