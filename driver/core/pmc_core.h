@@ -210,7 +210,7 @@ extern struct list_head pmc_owners;
 #define pmc_for_each_owner_rcu(po) \
 	list_for_each_entry_rcu(po, &pmc_owners, link)
 
-/* The ops of core/ (PMC objects, rows, targets) (PMC objects, rows, targets) */
+/* The ops of core/ (PMC objects, rows, targets). */
 long pmc_op_getpmcinfo(struct pmc_file *pf, void __user *arg);
 long pmc_op_pmcadmin(struct pmc_file *pf, void __user *arg);
 long pmc_op_pmcallocate(struct pmc_file *pf, void __user *arg);
