@@ -94,7 +94,7 @@ $(DEBUG_PMC_KO): $(DEBUG_KERNEL)/.built $(addprefix $(TOP)/,$(DEBUG_MODULE_SRCS)
 	@mkdir -p $(DEBUG_MODULE)
 	@cd $(TOP) && rsync -a --relative $(DEBUG_MODULE_SRCS) $(DEBUG_MODULE)/
 	@# A source removed from driver/ must not stay in the copy (Kbuild takes *.c).
-	@cd $(DEBUG_MODULE) && for f in driver/*.c driver/arch/x86/*.c selftests/testpmu/*.c; do \
+	@cd $(DEBUG_MODULE) && for f in driver/*/*.c driver/arch/*/*.c selftests/testpmu/*.c; do \
 		[ -e "$$f" ] || continue; case $$f in *.mod.c) continue ;; esac; \
 		[ -e "$(TOP)/$$f" ] || rm -f "$$f"; done
 	$(MAKE) -C $(DEBUG_KERNEL) M=$(DEBUG_MODULE)/driver W=1 modules

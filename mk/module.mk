@@ -7,4 +7,4 @@ module:
 		{ echo "error: no kernel build dir (KDIR='$(KDIR)'); run 'make deps'" >&2; exit 1; }
 	$(MAKE) -C $(KDIR) M=$(TOP) W=1 modules
 
-CLEAN_FILES += driver/*.o driver/arch/x86/*.o driver/pmc.ko
+CLEAN_FILES += driver/*/*.o driver/*/.*.cmd driver/arch/*/*.o driver/arch/*/.*.cmd driver/pmc.ko

@@ -1,12 +1,21 @@
 # SPDX-License-Identifier: GPL-2.0
-# Check steps that need no VM: checkpatch on the driver and a DKMS build.
+# Check steps that need no VM: the driver layout, checkpatch on the driver
+# and a DKMS build.
 
-CHECK_STEPS += checkpatch dkms-check
+CHECK_STEPS += layout-check checkpatch dkms-check
 
 DRIVER_SOURCES = $(shell git ls-files -co --exclude-standard -- "driver/*.[ch]" "selftests/testpmu/*.[ch]")
 
+# The driver's folder rules (docs/architecture.md, "Parts"): interface
+# headers only across parts, the arch layer apart, no cycle between parts.
+.PHONY: layout-check
+layout-check:
+	@mkdir -p $(BUILD)/check
+	@python3 $(TOP)/mk/check-layout.py $(TOP) | tee $(BUILD)/check/layout-check.tap; \
+		exit $${PIPESTATUS[0]}
+
 # checkpatch.pl --no-tree -f on every driver file: one TAP line per file.
-# driver/compat.h is the one place version tests belong (see its header), so
+# driver/compat/ is the one place version tests belong (see kernel-version.h), so
 # checkpatch's warnings against LINUX_VERSION_CODE are off for it alone.
 .PHONY: checkpatch
 checkpatch: $(KSRC)/.stamp
@@ -14,7 +23,7 @@ checkpatch: $(KSRC)/.stamp
 	@n=0; for f in $(DRIVER_SOURCES); do \
 		n=$$((n + 1)); \
 		ignore=FILE_PATH_CHANGES,SPDX_LICENSE_TAG; \
-		case $$f in driver/compat.h) \
+		case $$f in driver/compat/*) \
 			ignore=$$ignore,LINUX_VERSION_CODE,CONSTANT_COMPARISON;; esac; \
 		if out=$$($(CHECKPATCH) --no-tree --quiet --show-types \
 			--ignore $$ignore -f $$f 2>&1); then \

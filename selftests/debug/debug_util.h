@@ -295,13 +295,13 @@ static inline bool lines_have(const char *lines, const char *line)
 /* ------------------------------------------------- pmc_dbg() call sites */
 
 /*
- * Does a driver source (driver/, driver/arch/x86/, run from the repository
- * root) call pmc_dbg(PMC_DBG_<major>, PMC_DBG_<minor>, ...)? @minor NULL:
+ * Does a driver source (a part's folder driver/<part>/ or the arch layer
+ * driver/arch/<arch>/, run from the repository root) call pmc_dbg(PMC_DBG_<major>, PMC_DBG_<minor>, ...)? @minor NULL:
  * any minor. Whitespace is ignored.
  */
 static inline bool dbg_site_present(const char *major, const char *minor)
 {
-	static const char * const globs[] = { "driver/*.c", "driver/arch/x86/*.c" };
+	static const char * const globs[] = { "driver/*/*.c", "driver/arch/*/*.c" };
 	char want[96], up[64];
 	bool found = false;
 	size_t i, k;

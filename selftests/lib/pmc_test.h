@@ -186,6 +186,35 @@ int pmc_t_sysctl_write(const char *path, const char *value, char *old,
  * The counts are then close to exact: what leak tests compare.
  */
 void pmc_t_slab_objects(const char *const *names, unsigned int n, long *v);
+/*
+ * How many of the @n caches @names grew from @before to @after (counts of
+ * pmc_t_slab_objects()) by more than their @slack[i] objects; caches
+ * missing either time do not count. With @report, one line per cache on
+ * stdout ("#   name  before -> after objects"), and one more for each that
+ * grew too much.
+ */
+unsigned int pmc_t_slabs_over(const char *const *names, unsigned int n,
+			      const long *before, const long *after,
+			      const long *slack, bool report);
+
+/*
+ * Owner processes for the load/unload tests: pmc_t_owners_start() forks @n
+ * children, each the leader of a process group of its own, that run
+ * @fn(@ready, @i, @arg) (which must not return: it writes one byte to
+ * @ready once set up, then works until killed), and waits for every byte.
+ * 0, or -EIO when an owner failed its setup, or -errno. The caller, a
+ * child subreaper (PR_SET_CHILD_SUBREAPER), then calls pmc_t_owners_kill()
+ * in any case: SIGKILL to each group, and every descendant reaped.
+ */
+int pmc_t_owners_start(pid_t *pgid, int n,
+		       void (*fn)(int ready, int i, void *arg), void *arg);
+void pmc_t_owners_kill(const pid_t *pgid, int n);
+/*
+ * Why a test that unloads pmc.ko and loads it again from @ko cannot run
+ * here (not root; no such file), or NULL. The text stays valid until the
+ * next call.
+ */
+const char *pmc_t_cannot_reload(const char *ko);
 /* Run a shell command: its exit status, or -1. */
 int pmc_t_system(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -741,3 +741,83 @@ void pmc_t_slab_objects(const char *const *names, unsigned int n, long *v)
 		v[i] = slab_active(names[i]);
 	}
 }
+
+const char *pmc_t_cannot_reload(const char *ko)
+{
+	static char why[300];
+
+	if (geteuid())
+		return "needs root to load and unload the module";
+	if (access(ko, R_OK)) {
+		snprintf(why, sizeof(why), "no %s to load", ko);
+		return why;
+	}
+	return NULL;
+}
+
+unsigned int pmc_t_slabs_over(const char *const *names, unsigned int n,
+			      const long *before, const long *after,
+			      const long *slack, bool report)
+{
+	unsigned int i, over = 0;
+
+	for (i = 0; i < n; i++) {
+		if (before[i] < 0 || after[i] < 0)
+			continue;
+		if (report)
+			printf("#   %-12s %6ld -> %6ld objects\n", names[i],
+			       before[i], after[i]);
+		if (after[i] - before[i] <= slack[i])
+			continue;
+		over++;
+		if (report)
+			printf("#   %s grew by %ld objects (allowed: %ld)\n",
+			       names[i], after[i] - before[i], slack[i]);
+	}
+	return over;
+}
+
+int pmc_t_owners_start(pid_t *pgid, int n,
+		       void (*fn)(int ready, int i, void *arg), void *arg)
+{
+	int p[2], i, ret = 0;
+	char b;
+
+	for (i = 0; i < n; i++)
+		pgid[i] = -1;
+	if (pipe(p))
+		return -errno;
+	for (i = 0; i < n; i++) {
+		pgid[i] = fork();
+		if (pgid[i] < 0) {
+			ret = -errno;
+			break;
+		}
+		if (!pgid[i]) {
+			setpgid(0, 0);
+			close(p[0]);
+			fn(p[1], i, arg);
+			_exit(127);
+		}
+		/* Both sides set it: neither may see the group missing. */
+		setpgid(pgid[i], pgid[i]);
+	}
+	close(p[1]);
+	for (i = 0; i < n && pgid[i] > 0; i++)
+		if (read(p[0], &b, 1) != 1 && !ret)
+			ret = -EIO;	/* an owner failed its setup */
+	close(p[0]);
+	return ret;
+}
+
+void pmc_t_owners_kill(const pid_t *pgid, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (pgid[i] > 0)
+			kill(-pgid[i], SIGKILL);
+	/* The caller is the subreaper: every descendant comes back to it. */
+	while (wait(NULL) > 0 || errno == EINTR)
+		;
+}

@@ -21,22 +21,7 @@ static const char *const lib_names[] = {
 
 #define MAXMAPS		256
 
-FIXTURE(maps) {
-	int fd;
-	long ps;
-	struct smp_ring r;
-};
-
-FIXTURE_SETUP(maps)
-{
-	self->ps = sysconf(_SC_PAGESIZE);
-	SMP_SETUP_RING(256);
-}
-
-FIXTURE_TEARDOWN(maps)
-{
-	SMP_TEARDOWN_RING();
-}
+SMP_RING_FIXTURE(maps, 256);
 
 /* A shared object this process has not loaded and can dlopen(), or NULL. */
 static const char *pick_lib(void)

@@ -17,22 +17,7 @@
 #define NCHILD		32
 #define PAGES_PER_STEP	64
 
-FIXTURE(proc) {
-	int fd;
-	long ps;
-	struct smp_ring r;
-};
-
-FIXTURE_SETUP(proc)
-{
-	self->ps = sysconf(_SC_PAGESIZE);
-	SMP_SETUP_RING(256);
-}
-
-FIXTURE_TEARDOWN(proc)
-{
-	SMP_TEARDOWN_RING();
-}
+SMP_RING_FIXTURE(proc, 256);
 
 /* Fault in @npages fresh anonymous pages: @npages minor faults. */
 static void touch_pages(long ps, int npages)

@@ -180,9 +180,11 @@ static inline int64_t smp_alloc_soft(int fd, uint32_t mode, uint32_t cpu,
 			     config, period, flags, NULL, NULL);
 }
 
+/* What a PMC of a set adds to its request: smp_set_ext() puts it there. */
 struct smp_set {
 	uint32_t group;
-	uint32_t signo;
+	uint32_t signo;		/* PMC_F_OVF_SIGNAL */
+	uint32_t snapshot_us;	/* PMC_F_SNAPSHOT */
 };
 
 static inline void smp_set_ext(struct pmc_op_pmcallocate *pa, const void *arg)
@@ -191,6 +193,7 @@ static inline void smp_set_ext(struct pmc_op_pmcallocate *pa, const void *arg)
 
 	pa->pm_group = set->group;
 	pa->pm_signo = set->signo;
+	pa->pm_snapshot_us = set->snapshot_us;
 }
 
 /*
@@ -572,5 +575,26 @@ static inline const char *smp_cannot_run(void)
 	if (self->fd >= 0)						\
 		close(self->fd);					\
 } while (0)
+
+/*
+ * SMP_RING_FIXTURE(name, pages) - the fixture @name of tests that need only
+ * /dev/pmc (self->fd), the page size (self->ps) and @pages of ring mapped
+ * (self->r).
+ */
+#define SMP_RING_FIXTURE(name, pages)					\
+	FIXTURE(name) {							\
+		int fd;							\
+		long ps;						\
+		struct smp_ring r;					\
+	};								\
+	FIXTURE_SETUP(name)						\
+	{								\
+		self->ps = sysconf(_SC_PAGESIZE);			\
+		SMP_SETUP_RING(pages);					\
+	}								\
+	FIXTURE_TEARDOWN(name)						\
+	{								\
+		SMP_TEARDOWN_RING();					\
+	}
 
 #endif /* _SELFTESTS_SAMPLING_H */

@@ -8,28 +8,15 @@
 
 #include "../sampling/sampling.h"
 
-struct snap_req {
-	uint32_t group;
-	uint32_t period_us;
-};
-
-static inline void snap_ext(struct pmc_op_pmcallocate *pa, const void *arg)
-{
-	const struct snap_req *r = arg;
-
-	pa->pm_group = r->group;
-	pa->pm_snapshot_us = r->period_us;
-}
-
 /* A SOFT counting PMC (@mode SC on @cpu, or TC) with PMC_F_SNAPSHOT. */
 static inline int64_t snap_alloc(int fd, uint32_t mode, uint32_t cpu,
 				 uint64_t config, uint32_t group,
 				 uint32_t period_us)
 {
-	struct snap_req r = { .group = group, .period_us = period_us };
+	struct smp_set set = { .group = group, .snapshot_us = period_us };
 
 	return smp_alloc_ext(fd, PMC_CLASS_SOFT, mode, cpu, PERF_TYPE_SOFTWARE,
-			     config, 0, PMC_F_SNAPSHOT, snap_ext, &r);
+			     config, 0, PMC_F_SNAPSHOT, smp_set_ext, &set);
 }
 
 static inline int snap_readset(int fd, const uint32_t *ids, uint32_t n,

@@ -202,7 +202,7 @@ TEST_F(sys, stopped_pmc_writes_nothing)
 
 TEST_F(sys, allocation_and_start_errors)
 {
-	struct snap_req r = { .group = 0, .period_us = PMC_SNAPSHOT_MIN_US };
+	struct smp_set r = { .snapshot_us = PMC_SNAPSHOT_MIN_US };
 	int64_t a, b;
 
 	RETURN_IF_SKIPPED();
@@ -216,16 +216,16 @@ TEST_F(sys, allocation_and_start_errors)
 	EXPECT_EQ(-EINVAL, smp_alloc_ext(self->fd, PMC_CLASS_SOFT, PMC_MODE_SS,
 					 0, PERF_TYPE_SOFTWARE,
 					 PERF_COUNT_SW_CPU_CLOCK, 1000000,
-					 PMC_F_SNAPSHOT, snap_ext, &r));
+					 PMC_F_SNAPSHOT, smp_set_ext, &r));
 	EXPECT_EQ(-EINVAL, smp_alloc_ext(self->fd, PMC_CLASS_SOFT, PMC_MODE_TS,
 					 PMC_CPU_ANY, PERF_TYPE_SOFTWARE,
 					 PERF_COUNT_SW_TASK_CLOCK, 1000000,
-					 PMC_F_SNAPSHOT, snap_ext, &r));
+					 PMC_F_SNAPSHOT, smp_set_ext, &r));
 	/* A period without the flag. */
 	EXPECT_EQ(-EINVAL, smp_alloc_ext(self->fd, PMC_CLASS_SOFT, PMC_MODE_SC,
 					 0, PERF_TYPE_SOFTWARE,
 					 PERF_COUNT_SW_CPU_CLOCK, 0, 0,
-					 snap_ext, &r));
+					 smp_set_ext, &r));
 	/* One set, one period. */
 	a = snap_alloc(self->fd, PMC_MODE_SC, 0, PERF_COUNT_SW_CPU_CLOCK, 9,
 		       PMC_SNAPSHOT_MIN_US);

@@ -4,7 +4,7 @@
 
 TESTPMU_KO := $(TOP)/selftests/testpmu/testpmu.ko
 TESTPMU_SRCS := $(TOP)/selftests/testpmu/testpmu.c $(TOP)/selftests/testpmu/Kbuild \
-	$(TOP)/driver/pmc_arch.h $(TOP)/driver/compat.h
+	$(wildcard $(TOP)/driver/compat/*.h)
 
 $(TESTPMU_KO): $(TESTPMU_SRCS)
 	@test -n "$(KDIR)" -a -d "$(KDIR)" || \

@@ -27,7 +27,9 @@
  * (see testpmu_exit()), so that it can be unloaded and loaded again safely.
  *
  * Never installed (DKMS and `make install` build driver/ only): tests load it
- * before pmc.ko, which then sizes a hardware class from testpmu_describe().
+ * before pmc.ko, which finds it as it would any PMU, through perf (a raw
+ * probe event), and sizes a hardware class from its sysfs caps
+ * (caps/num_counters, caps/counter_width), as a real PMU driver shows them.
  * Statistics for the tests: /sys/kernel/debug/testpmu/stats.
  *
  * Contexts and locking: the per-CPU state (struct testpmu_cpu) is touched
@@ -56,8 +58,7 @@
 #include <asm/nmi.h>
 #include <asm/irq_regs.h>
 
-#include "compat.h"		/* driver/compat.h: pmc_hrtimer_setup() */
-#include "pmc_arch.h"		/* driver/pmc_arch.h: testpmu_describe() */
+#include "compat/hrtimer.h"	/* driver/compat/: pmc_hrtimer_setup() */
 
 #define TESTPMU_MAX_COUNTERS	32
 /* Overflow timers never fire closer than this: bounds the NMI rate. */
@@ -563,8 +564,28 @@ static const struct attribute_group testpmu_format_group = {
 	.attrs = testpmu_format_attrs,
 };
 
+/* caps/: what a consumer needs to size a class of counters. */
+#define TESTPMU_CAP_ATTR(_name, _var)					\
+static ssize_t _name##_show(struct device *dev,				\
+			    struct device_attribute *attr, char *buf)	\
+{									\
+	return sysfs_emit(buf, "%u\n", _var);				\
+}									\
+static DEVICE_ATTR_RO(_name)
+
+TESTPMU_CAP_ATTR(num_counters, testpmu_ncounters);
+TESTPMU_CAP_ATTR(counter_width, testpmu_width);
+
+static const struct attribute_group testpmu_caps_group = {
+	.name = "caps",
+	.attrs = (struct attribute *[]) {
+		&dev_attr_num_counters.attr, &dev_attr_counter_width.attr, NULL
+	},
+};
+
 static const struct attribute_group *testpmu_attr_groups[] = {
 	&testpmu_format_group,
+	&testpmu_caps_group,
 	NULL,
 };
 
@@ -581,13 +602,6 @@ static struct testpmu_pmu *testpmu_pmu;
 /* Handed to the leaked struct pmu at unload (testpmu_exit()). */
 static int __percpu *testpmu_spare_disable_count;
 static struct dentry *testpmu_debugfs;
-
-void testpmu_describe(u32 *ncounters, u32 *width)
-{
-	*ncounters = testpmu_ncounters;
-	*width = testpmu_width;
-}
-EXPORT_SYMBOL_GPL(testpmu_describe);
 
 static int testpmu_stats_show(struct seq_file *m, void *v)
 {

@@ -7,13 +7,19 @@
  *
  * The driver never programs PMU registers: these facts only size the rows of
  * the hardware classes and check what user space asks perf to count. Where
- * CPUID reports no PMU (a VM), the test PMU module, when loaded first,
- * stands in for one (pmc_x86_test_pmu()).
+ * CPUID reports no PMU (a VM), a perf PMU that takes raw encodings and
+ * describes its counters in sysfs (a test PMU loaded first) stands in for
+ * one (pmc_x86_perf_pmu()).
  */
-#include "pmc_main.h"
+#include <pmc/hwpmc.h>
 
+#include "arch/pmc_arch.h"
+
+#include <linux/device.h>
+#include <linux/gfp.h>
 #include <linux/kernel.h>
 #include <linux/module.h>
+#include <linux/string.h>
 #include <linux/perf_event.h>
 #include <asm/processor.h>
 #include <asm/cpufeature.h>
@@ -102,30 +108,76 @@ static void pmc_x86_amd(struct pmc_arch_info *info)
 	pmc_x86_add_class(info, PMC_CLASS_K8, PMC_X86_HW_CAPS, 48, ncounters);
 }
 
-/* testpmu_describe() while we hold a reference on testpmu.ko, else NULL. */
-static void (*pmc_x86_testpmu_describe)(u32 *ncounters, u32 *width);
+/* The module of the PMU described from perf (a reference is held), or NULL. */
+static struct module *pmc_x86_perf_pmu_owner;
 
 /*
- * No PMU: if the test PMU (selftests/testpmu/) is loaded, describe its
- * counters as the general class of the CPU's vendor (IAP on Intel, K8
- * otherwise). The module reference taken here keeps testpmu.ko loaded until
- * pmc_arch_exit(). Process context, at load.
+ * A PMU's counters as its sysfs "caps" group says (num_counters,
+ * counter_width): read through the PMU's own attribute, as sysfs would.
+ * 0 if the PMU has no such attribute. Process context.
  */
-static void pmc_x86_test_pmu(struct pmc_arch_info *info)
+static u32 pmc_x86_pmu_cap(struct pmu *pmu, const char *name, char *page)
+{
+	const struct attribute_group **grp;
+	struct device_attribute *dattr;
+	struct attribute **attr;
+	u32 val;
+
+	for (grp = pmu->attr_groups; grp && *grp; grp++) {
+		if (!(*grp)->name || strcmp((*grp)->name, "caps"))
+			continue;
+		for (attr = (*grp)->attrs; attr && *attr; attr++) {
+			if (strcmp((*attr)->name, name))
+				continue;
+			dattr = container_of(*attr, struct device_attribute, attr);
+			if (!dattr->show || dattr->show(pmu->dev, dattr, page) <= 0)
+				return 0;
+			return kstrtou32(strim(page), 0, &val) ? 0 : val;
+		}
+	}
+	return 0;
+}
+
+/*
+ * No PMU in CPUID (a VM): ask perf which PMU takes raw event-select
+ * encodings here, as perf(1) would, with a disabled probe counter of
+ * PERF_TYPE_RAW. A PMU that takes them and describes its counters in its
+ * sysfs caps (num_counters, counter_width) gives the general class of the
+ * CPU's vendor (IAP on Intel, K8 otherwise); a reference on the PMU's
+ * module keeps it until pmc_arch_exit(). Process context, at load.
+ */
+static void pmc_x86_perf_pmu(struct pmc_arch_info *info)
 {
 	bool intel = boot_cpu_data.x86_vendor == X86_VENDOR_INTEL;
-	u32 ncounters = 0, width = 0;
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_RAW,
+		.size = sizeof(attr),
+		.disabled = 1,
+	};
+	struct perf_event *probe;
+	u32 ncounters, width;
+	struct pmu *pmu;
+	char *page;
 
-	pmc_x86_testpmu_describe = symbol_get(testpmu_describe);
-	if (!pmc_x86_testpmu_describe)
+	probe = perf_event_create_kernel_counter(&attr, raw_smp_processor_id(),
+						 NULL, NULL, NULL);
+	if (IS_ERR(probe))
 		return;
-	pmc_x86_testpmu_describe(&ncounters, &width);
-	info->test_pmu = true;
-	info->cputype = intel ? PMC_CPU_INTEL_CORE : PMC_CPU_AMD_K8;
-	pmc_x86_add_class(info, intel ? PMC_CLASS_IAP : PMC_CLASS_K8,
-			  PMC_X86_HW_CAPS, width, ncounters);
-	pr_info("no hardware PMU: using the test PMU (%u counters of %u bits)\n",
-		ncounters, width);
+	pmu = probe->pmu;
+	page = (char *)get_zeroed_page(GFP_KERNEL);
+	ncounters = page ? pmc_x86_pmu_cap(pmu, "num_counters", page) : 0;
+	width = page ? pmc_x86_pmu_cap(pmu, "counter_width", page) : 0;
+	free_page((unsigned long)page);
+	if (ncounters && width && try_module_get(pmu->module)) {
+		pmc_x86_perf_pmu_owner = pmu->module;
+		info->pmu_from_perf = true;
+		info->cputype = intel ? PMC_CPU_INTEL_CORE : PMC_CPU_AMD_K8;
+		pmc_x86_add_class(info, intel ? PMC_CLASS_IAP : PMC_CLASS_K8,
+				  PMC_X86_HW_CAPS, width, ncounters);
+		pr_info("no hardware PMU in CPUID: using perf PMU %s (%u counters of %u bits)\n",
+			pmu->name, ncounters, width);
+	}
+	perf_event_release_kernel(probe);
 }
 
 void pmc_arch_init(struct pmc_arch_info *info)
@@ -153,15 +205,13 @@ void pmc_arch_init(struct pmc_arch_info *info)
 	}
 
 	if (!info->nclasses)
-		pmc_x86_test_pmu(info);
+		pmc_x86_perf_pmu(info);
 }
 
 void pmc_arch_exit(void)
 {
-	if (pmc_x86_testpmu_describe) {
-		symbol_put(testpmu_describe);
-		pmc_x86_testpmu_describe = NULL;
-	}
+	module_put(pmc_x86_perf_pmu_owner);
+	pmc_x86_perf_pmu_owner = NULL;
 }
 
 const struct pmc_arch_class *pmc_arch_general_class(const struct pmc_arch_info *info)

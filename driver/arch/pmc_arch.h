@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * pmc_arch.h - what the machine-independent driver asks of the architecture
+ * layer (driver/arch/x86/): hardware counter discovery, raw event-select
+ * validation, RDPMC indices and the timestamp counter.
+ */
+#ifndef _PMC_ARCH_H
+#define _PMC_ARCH_H
+
+#include <linux/types.h>
+
+struct perf_event;
+
+/* One hardware class the CPU reports (IAP, IAF or K8). */
+struct pmc_arch_class {
+	u32 class;		/* enum pmc_class */
+	u32 caps;		/* PMC_CAP_* */
+	u32 width;		/* counter width in bits */
+	u32 num;		/* counters per CPU */
+};
+
+#define PMC_ARCH_MAX_CLASSES	2
+
+struct pmc_arch_info {
+	u32 cputype;			/* enum pmc_cputype */
+	u32 perfmon_version;		/* Intel architectural perfmon version */
+	bool has_tsc;
+	bool pmu_from_perf;		/* counters described by a perf PMU, not CPUID */
+	unsigned int nclasses;
+	struct pmc_arch_class classes[PMC_ARCH_MAX_CLASSES];
+	char cpuid[64];			/* PMC_CPUID_LEN: "GenuineIntel-6-85-7" */
+};
+
+/* Process context, at module load. Fills @info; never fails. */
+void pmc_arch_init(struct pmc_arch_info *info);
+/* Process context, at module unload. */
+void pmc_arch_exit(void);
+
+/*
+ * Check a raw event-select encoding (perf config of PERF_TYPE_RAW) for a
+ * hardware class: only the event, unit mask, edge, invert and counter-mask
+ * fields may be set (USR/OS/INT/EN belong to the driver). Returns 0 or
+ * -EINVAL. Any context.
+ */
+int pmc_arch_validate_raw(u32 pmc_class, u64 config);
+
+/*
+ * RDPMC index of a hardware counter event active on this CPU, or -ENOENT.
+ * Caller has preemption disabled and @event is running on this CPU.
+ */
+int pmc_arch_rdpmc_index(struct perf_event *event);
+
+/* TSC value; any context, NMI included. 0 where there is no TSC. */
+u64 pmc_arch_read_tsc(void);
+/* TSC rate in kHz, 0 if unknown. */
+unsigned long pmc_arch_tsc_khz(void);
+
+/*
+ * The first general-purpose hardware class (IAP or K8), or NULL where the
+ * CPU has no PMU. What perfmon(4) counts with. Any context.
+ */
+const struct pmc_arch_class *pmc_arch_general_class(const struct pmc_arch_info *info);
+
+#endif /* _PMC_ARCH_H */

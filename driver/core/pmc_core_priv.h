@@ -1,0 +1,209 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * pmc_core_priv.h - private to core/: what its files (core.c, owner.c,
+ * rows.c, target.c, event.c, sched_hooks.c, security.c, snapshot.c,
+ * selfread.c) share and no other part includes (mk/check-layout.py):
+ * targets, per-thread counters, rows, scheduler hooks, snapshots,
+ * self-read pages and privilege checks.
+ *
+ * Locking, outermost first (docs/core.md has the picture):
+ *   pmc_file.lock -> pmc_owner.lock -> pmc_rows_lock -> pmc_hooks_lock
+ *   -> (perf and tracepoint internals)
+ *   pmc_owner.lock -> pmc_hash_lock (spinlock, innermost)
+ * The scheduler probes take no lock: they walk the RCU hash tables and
+ * the owner list under rcu_read_lock().
+ */
+#ifndef _PMC_CORE_PRIV_H
+#define _PMC_CORE_PRIV_H
+
+#include "pmc_core.h"
+#include "debug/pmc_debug.h"
+
+#include <linux/sched.h>
+#include <linux/spinlock.h>
+
+struct linux_binprm;
+
+/*
+ * struct pmc_target - a process (or, with PMC_ATTACH_F_THREAD, a thread)
+ * a virtual PMC is attached to.
+ * @pm:		the PMC (a reference is held)
+ * @pid:	tgid of a process target, pid of a thread target (ref held)
+ * @thread:	thread scope (PMC_ATTACH_F_THREAD)
+ * @inherit:	thread scope: threads the thread creates are counted too
+ * @owner_priv:	the owner had CAP_SYS_PTRACE when it attached: the target
+ *		stays attached across a setuid/setgid exec
+ * @accum:	counts of the target's exited threads (per-target value,
+ *		PROCEXIT); under the owner's lock
+ * @threads:	struct pmc_thr of its counted threads, under the owner's lock
+ * @pm_link:	in pm->targets, under the owner's lock
+ * @hnode:	in pmc_proc_hash (process targets only), keyed by @pid
+ * @dead:	detached; under the owner's lock
+ * @refs:	pm->targets, each struct pmc_thr, each pending work
+ *
+ * Freed with kfree_rcu(): the fork probe reads it under rcu_read_lock().
+ */
+struct pmc_target {
+	struct pmc_obj *pm;
+	struct pid *pid;
+	bool thread;
+	bool inherit;
+	bool owner_priv;
+	bool dead;
+	bool hashed;
+	u64 accum;
+	struct list_head threads;
+	struct list_head pm_link;
+	struct hlist_node hnode;
+	refcount_t refs;
+	struct rcu_head rcu;
+};
+
+/*
+ * struct pmc_thr - one counted thread of a target: its kernel counter.
+ * @task:	the thread (a reference is held)
+ * @tgt:	its target (a reference is held)
+ * @event:	the per-thread kernel counter; NULL once released
+ * @last_csw:	counter value at the thread's last switch-out (PROCCSW);
+ *		written only by the sched_switch probe of @task
+ * @last_snap:	CLOCK_MONOTONIC ns of the thread's last SNAPSHOT record;
+ *		written only by the sched_switch probe of @task
+ * @hnode:	in pmc_thr_hash, keyed by @task, under pmc_hash_lock (RCU)
+ * @tgt_link:	in tgt->threads, under the owner's lock
+ * @dead:	counter folded and released; under the owner's lock
+ * @exec_detach: the exec work detaches the target (else renews the
+ *		counter); written by the exec probe before it queues the work
+ * @work_flags:	PMC_THR_EXIT_QUEUED / PMC_THR_EXEC_QUEUED
+ * @exit_work:	fold at thread exit, run by the exiting thread
+ * @exec_work:	setuid/setgid exec check, run before return to user space
+ * @refs:	the target's list, each queued work
+ */
+struct pmc_thr {
+	struct task_struct *task;
+	struct pmc_target *tgt;
+	struct perf_event *event;
+	u64 last_csw;
+	u64 last_snap;
+	struct hlist_node hnode;
+	struct list_head tgt_link;
+	bool dead;
+	bool exec_detach;
+	unsigned long work_flags;
+	struct callback_head exit_work;
+	struct callback_head exec_work;
+	refcount_t refs;
+	struct rcu_head rcu;
+};
+
+#define PMC_THR_EXIT_QUEUED	0
+#define PMC_THR_EXEC_QUEUED	1
+
+/* Global hash tables of targets, read by the scheduler probes. */
+extern spinlock_t pmc_hash_lock;
+extern struct hlist_head *pmc_thr_hash;
+extern struct hlist_head *pmc_proc_hash;
+extern unsigned int pmc_hash_bits;
+struct hlist_head *pmc_thr_bucket(const struct task_struct *task);
+struct hlist_head *pmc_proc_bucket(const struct pid *pid);
+/* Entries of @tsk's bucket: callers skip those whose ->task is not @tsk. */
+#define pmc_for_each_thr_rcu(thr, tsk) \
+	hlist_for_each_entry_rcu(thr, pmc_thr_bucket(tsk), hnode)
+
+/*
+ * Live objects of each kind, for the leak check at module unload (every
+ * one is gone by then: files hold the module, works hold the module).
+ */
+enum pmc_obj_kind { PMC_LIVE_OWNER, PMC_LIVE_PMC, PMC_LIVE_TARGET,
+		    PMC_LIVE_THREAD, PMC_LIVE_NKINDS };
+extern atomic_t pmc_live[PMC_LIVE_NKINDS];
+
+/* owner.c */
+extern spinlock_t pmc_owners_lock;
+void pmc_owner_teardown(struct pmc_owner *po);
+void pmc_owner_exit_probe(struct task_struct *task);
+pid_t pmc_owner_pid_nr(struct pmc_owner *po, struct task_struct *task,
+		       bool tgid);
+
+/* core.c */
+void pmc_obj_put(struct pmc_obj *pm);
+void pmc_release_pmc(struct pmc_obj *pm);
+int pmc_stop_pmc(struct pmc_obj *pm);
+
+/* rows.c: dispositions and admin state of the rows. */
+int pmc_rows_init(void);
+void pmc_rows_exit(void);
+int pmc_row_allocate(struct pmc_obj *pm, const struct pmc_classdesc *cd,
+		     int fixed_row);
+void pmc_row_release(struct pmc_obj *pm);
+bool pmc_cpu_is_valid(u32 cpu);
+
+/* event.c: descriptors, kernel counters, values. */
+int pmc_event_attr(struct pmc_obj *pm, const struct pmc_op_pmcallocate *pa,
+		   const struct pmc_classdesc *cd, int *fixed_row);
+struct perf_event *pmc_event_create(struct pmc_obj *pm, int cpu,
+				    struct task_struct *task, bool enabled);
+void pmc_event_release(struct perf_event *event);
+u64 pmc_event_read(struct perf_event *event);
+u64 pmc_event_ovf_period(const struct pmc_obj *pm, u64 value);
+int pmc_event_errno(int err);
+bool pmc_class_is_hw(u32 pmc_class);
+u64 pmc_tsc_read_cpu(int cpu);
+
+/* target.c: attach, detach, per-thread counters, fork/exit/exec work. */
+int pmc_target_init(void);
+void pmc_target_exit(void);
+int pmc_attach(struct pmc_obj *pm, pid_t pid, u32 flags);
+int pmc_attach_self(struct pmc_obj *pm);
+int pmc_detach(struct pmc_obj *pm, pid_t pid, u32 flags);
+void pmc_detach_all(struct pmc_obj *pm);
+void pmc_virtual_enable(struct pmc_obj *pm, bool enable);
+u64 pmc_virtual_read(struct pmc_obj *pm);
+int pmc_virtual_set_period(struct pmc_obj *pm, u64 period);
+struct perf_event *pmc_virtual_self_event(struct pmc_obj *pm);
+bool pmc_virtual_only_owner(struct pmc_obj *pm);
+void pmc_target_fork_probe(struct task_struct *parent,
+			   struct task_struct *child);
+void pmc_target_exit_probe(struct task_struct *task);
+void pmc_target_exec_probe(struct task_struct *task,
+			   struct linux_binprm *bprm);
+void pmc_target_switch_probe(struct task_struct *prev);
+
+/*
+ * snapshot.c: PMC_F_SNAPSHOT records. Process context, owner's lock held,
+ * except pmc_snap_switch_probe() (sched_switch: @prev is current, IRQs
+ * off, rq lock held).
+ */
+int pmc_snap_check(struct pmc_owner *po, const struct pmc_obj *pm);
+int pmc_snap_start(struct pmc_obj *pm);
+void pmc_snap_stop(struct pmc_obj *pm);
+void pmc_snap_final(struct pmc_obj *pm, u64 tsc);
+void pmc_snap_targets_changed(struct pmc_obj *pm);
+void pmc_snap_switch_probe(struct task_struct *prev);
+
+/*
+ * selfread.c: the self-read pages. pmc_selfread_update() rebuilds the
+ * pages of (@po, @group) after an op changed a PMC of the set (process
+ * context, owner's lock held); the probe updates the pages of @prev and
+ * @next at a context switch (sched_switch context).
+ */
+void pmc_selfread_update(struct pmc_owner *po, u32 group);
+void pmc_selfread_switch_probe(struct task_struct *prev,
+			       struct task_struct *next);
+void pmc_selfread_exit(void);
+
+/* sched_hooks.c: tracepoint registration. */
+int pmc_hooks_init(void);
+void pmc_hooks_exit(void);
+int pmc_hooks_get(void);		/* fork/exec/exit probes */
+void pmc_hooks_put(void);
+int pmc_switch_hook_get(void);		/* sched_switch probe */
+void pmc_switch_hook_put(void);
+
+/* security.c */
+int pmc_sec_may_attach(struct task_struct *task);
+bool pmc_sec_owner_privileged(void);
+int pmc_sec_admin(void);
+bool pmc_sec_exec_changes_creds(struct task_struct *task,
+				struct linux_binprm *bprm);
+
+#endif /* _PMC_CORE_PRIV_H */

@@ -1,0 +1,366 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * snapshot.c - PMC_F_SNAPSHOT: counting PMCs that write a SNAPSHOT record of
+ * their value into the owner's log/ring every pm_snapshot_us microseconds.
+ *
+ * System scope: one pinned hard-IRQ hrtimer per (owner, pm_group, CPU), a
+ * struct pmc_snap shared by the running SNAPSHOT PMCs of that set on that
+ * CPU (a PMC of group 0 has one of its own). It fires on the PMC's CPU and
+ * writes the records of all its members with one timestamp, reading each
+ * kernel counter there (perf_event_read_local() is not exported: the
+ * counter is read as lttng does, pmu->read() on its own CPU with IRQs
+ * off). It is armed at PMCSTART (from the CPU itself, by IPI) and
+ * cancelled at PMCSTOP and release (owner exit releases every PMC). A CPU
+ * that goes offline takes the counter with it (core.c pmc_sys_revive());
+ * the timer, migrated by the hotplug code, finds itself on another CPU and
+ * stops; PMCSTART after the CPU came back arms a new one.
+ *
+ * Process/thread scope: the sched_switch probe writes, at the switch-out
+ * of a counted thread, the records of the thread's SNAPSHOT PMCs whose
+ * period elapsed since that thread's last record; the PMCs of one owner
+ * and group counting the thread are written together with one timestamp.
+ *
+ * PMCSTOP (and an overflow stopping the set) writes a last record of the
+ * stopped PMC with its final value, the one PMCRW/PMCREADSET return.
+ *
+ * Locks: pmc_snap.lock (raw spinlock, below).
+ */
+#include "pmc_core_priv.h"
+#include "arch/pmc_arch.h"
+
+#include <linux/cpu.h>
+#include <linux/hrtimer.h>
+#include <linux/slab.h>
+#include <linux/smp.h>
+#include <linux/timekeeping.h>
+
+/*
+ * struct pmc_snap - the snapshot timer of one set on one CPU.
+ * @timer:	pinned to @cpu, hard IRQ
+ * @lock:	protects @n and @pms: taken by the timer (hard IRQ) and by
+ *		process context (members join and leave, owner's lock held),
+ *		IRQs off; the log's staging locks nest inside it. Never held
+ *		around hrtimer_cancel().
+ * @po:		the owner (the PMCs hold it)
+ * @group:	the set (pm_group), 0 for a PMC alone
+ * @cpu:	the CPU
+ * @period:	ns between records (the set's pm_snapshot_us)
+ * @pms:	the running members; a PMC joins at PMCSTART and leaves at
+ *		PMCSTOP or release, owner's lock held
+ */
+struct pmc_snap {
+	struct hrtimer timer;
+	raw_spinlock_t lock;
+	struct pmc_owner *po;
+	u32 group;
+	int cpu;
+	u64 period;
+	unsigned int n;
+	struct pmc_obj *pms[PMC_READSET_MAX];
+};
+
+/*
+ * A system PMC's value on its CPU, now. Hard IRQ on pm->cpu (IRQs off):
+ * an active counter is brought up to date there; an inactive one (stopped
+ * by an error, or its CPU's context gone) holds still.
+ */
+static u64 pmc_snap_read_sys(struct pmc_obj *pm)
+{
+	struct perf_event *event = pm->sysev;
+
+	if (pm->pmc_class == PMC_CLASS_TSC)
+		return pmc_arch_read_tsc();
+	if (READ_ONCE(event->state) == PERF_EVENT_STATE_ACTIVE &&
+	    READ_ONCE(event->oncpu) == smp_processor_id())
+		event->pmu->read(event);
+	return READ_ONCE(pm->accum) + local64_read(&event->count) +
+	       atomic64_read(&event->child_count);
+}
+
+/* The timer: hard IRQ, on snap->cpu unless hotplug moved it. */
+static enum hrtimer_restart pmc_snap_fire(struct hrtimer *timer)
+{
+	struct pmc_snap *snap = container_of(timer, struct pmc_snap, timer);
+	unsigned int i;
+	u64 tsc;
+
+	/* Its CPU went offline: the counters went with it. */
+	if (smp_processor_id() != snap->cpu)
+		return HRTIMER_NORESTART;
+	tsc = ktime_get_ns();
+	raw_spin_lock(&snap->lock);
+	for (i = 0; i < snap->n; i++)
+		pmc_log_snapshot(snap->po, snap->pms[i], snap->cpu, 0,
+				 pmc_snap_read_sys(snap->pms[i]), tsc);
+	raw_spin_unlock(&snap->lock);
+	hrtimer_forward_now(timer, ns_to_ktime(snap->period));
+	return HRTIMER_RESTART;
+}
+
+/* IPI on snap->cpu: arm the pinned timer there. Hard IRQ. */
+static void pmc_snap_arm(void *info)
+{
+	struct pmc_snap *snap = info;
+
+	hrtimer_start(&snap->timer, ns_to_ktime(snap->period),
+		      HRTIMER_MODE_REL_PINNED_HARD);
+}
+
+/* The timer of @pm's set on its CPU, if another member runs. */
+static struct pmc_snap *pmc_snap_find(struct pmc_obj *pm)
+{
+	struct pmc_obj *p;
+
+	if (!pm->group)
+		return NULL;
+	list_for_each_entry(p, &pm->owner->pmcs, owner_link)
+		if (p != pm && p->snap && p->group == pm->group &&
+		    p->cpu == pm->cpu)
+			return p->snap;
+	return NULL;
+}
+
+/*
+ * A SNAPSHOT PMC being installed: the PMCs of one set must share one
+ * period (the set is written together). Owner's lock held.
+ */
+int pmc_snap_check(struct pmc_owner *po, const struct pmc_obj *pm)
+{
+	struct pmc_obj *p;
+
+	if (!(pm->flags & PMC_F_SNAPSHOT) || !pm->group)
+		return 0;
+	list_for_each_entry(p, &po->pmcs, owner_link)
+		if ((p->flags & PMC_F_SNAPSHOT) && p->group == pm->group &&
+		    p->snapshot_us != pm->snapshot_us) {
+			pr_debug("snapshot period %u us, set %u has %u us\n",
+				 pm->snapshot_us, pm->group, p->snapshot_us);
+			return -EINVAL;
+		}
+	return 0;
+}
+
+/*
+ * Is @pm counting exactly one thread, for good (a thread target without
+ * inherit, no descendants)? Then a switch-out record of that thread
+ * carries the PMC's own value. Owner's lock held.
+ */
+static bool pmc_snap_counts_one_thread(struct pmc_obj *pm)
+{
+	struct pmc_target *tgt;
+
+	if (pm->flags & PMC_F_DESCENDANTS || !list_is_singular(&pm->targets))
+		return false;
+	tgt = list_first_entry(&pm->targets, struct pmc_target, pm_link);
+	return tgt->thread && !tgt->inherit;
+}
+
+void pmc_snap_targets_changed(struct pmc_obj *pm)
+{
+	if (PMC_IS_VIRTUAL_MODE(pm->mode))
+		WRITE_ONCE(pm->snap_whole, pmc_snap_counts_one_thread(pm));
+}
+
+/*
+ * @pm (running now) starts writing records: a system PMC joins its set's
+ * timer on its CPU, arming one if it is the first. Owner's lock held;
+ * process context. Returns 0 or -ENOMEM / -ENXIO (CPU gone).
+ */
+int pmc_snap_start(struct pmc_obj *pm)
+{
+	struct pmc_snap *snap;
+	unsigned long flags;
+	int ret = 0;
+
+	if (!(pm->flags & PMC_F_SNAPSHOT))
+		return 0;
+	if (PMC_IS_VIRTUAL_MODE(pm->mode)) {
+		pmc_snap_targets_changed(pm);
+		return 0;
+	}
+	if (pm->snap)
+		return 0;
+	snap = pmc_snap_find(pm);
+	if (snap) {
+		raw_spin_lock_irqsave(&snap->lock, flags);
+		if (snap->n < ARRAY_SIZE(snap->pms))
+			snap->pms[snap->n++] = pm;
+		else
+			ret = -ENOSPC;
+		raw_spin_unlock_irqrestore(&snap->lock, flags);
+		if (!ret)
+			pm->snap = snap;
+		return ret;
+	}
+
+	snap = kzalloc(sizeof(*snap), GFP_KERNEL);
+	if (!snap)
+		return -ENOMEM;
+	raw_spin_lock_init(&snap->lock);
+	hrtimer_init(&snap->timer, CLOCK_MONOTONIC,
+		     HRTIMER_MODE_REL_PINNED_HARD);
+	snap->timer.function = pmc_snap_fire;
+	snap->po = pm->owner;
+	snap->group = pm->group;
+	snap->cpu = pm->cpu;
+	snap->period = (u64)pm->snapshot_us * NSEC_PER_USEC;
+	snap->pms[snap->n++] = pm;
+	pm->snap = snap;
+	cpus_read_lock();
+	ret = smp_call_function_single(pm->cpu, pmc_snap_arm, snap, 1);
+	cpus_read_unlock();
+	if (ret) {
+		pm->snap = NULL;
+		hrtimer_cancel(&snap->timer);
+		kfree(snap);
+		return -ENXIO;
+	}
+	return 0;
+}
+
+/*
+ * @pm stops writing records: it leaves its set's timer, which is
+ * cancelled (outside its lock) and freed with its last member. Owner's
+ * lock held; process context.
+ */
+void pmc_snap_stop(struct pmc_obj *pm)
+{
+	struct pmc_snap *snap = pm->snap;
+	unsigned long flags;
+	unsigned int i, left;
+
+	if (!snap)
+		return;
+	raw_spin_lock_irqsave(&snap->lock, flags);
+	for (i = 0; i < snap->n; i++) {
+		if (snap->pms[i] == pm) {
+			snap->pms[i] = snap->pms[--snap->n];
+			break;
+		}
+	}
+	left = snap->n;
+	raw_spin_unlock_irqrestore(&snap->lock, flags);
+	pm->snap = NULL;
+	if (left)
+		return;
+	hrtimer_cancel(&snap->timer);
+	kfree(snap);
+}
+
+/*
+ * The last record of @pm, just stopped: its final value at @tsc (0: now).
+ * System scope from its CPU (pl_cpu, pl_tid 0); process scope with pl_cpu
+ * PMC_CPU_ANY and pl_tid 0. Owner's lock held; process context.
+ */
+void pmc_snap_final(struct pmc_obj *pm, u64 tsc)
+{
+	if (!(pm->flags & PMC_F_SNAPSHOT))
+		return;
+	if (PMC_IS_SYSTEM_MODE(pm->mode) && !cpu_online(pm->cpu))
+		return;
+	pmc_log_snapshot(pm->owner, pm,
+			 PMC_IS_SYSTEM_MODE(pm->mode) ? pm->cpu : PMC_CPU_ANY,
+			 0, pmc_core_read_value(pm), tsc ?: ktime_get_ns());
+}
+
+/* ------------------------------------------------------------ switch */
+
+#define PMC_SNAP_DUE_MAX	8
+
+struct pmc_snap_due {
+	struct pmc_owner *po;
+	u32 group;
+};
+
+/* Is (@po, @group) in @due[0 .. @n)? */
+static bool pmc_snap_is_due(const struct pmc_snap_due *due, unsigned int n,
+			    struct pmc_owner *po, u32 group)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (due[i].po == po && due[i].group == group)
+			return true;
+	return false;
+}
+
+/* A running SNAPSHOT PMC's counter of @thr, active here; or NULL. */
+static struct perf_event *pmc_snap_thr_event(struct pmc_thr *thr)
+{
+	struct perf_event *event = READ_ONCE(thr->event);
+	struct pmc_obj *pm = thr->tgt->pm;
+
+	if (!(pm->flags & PMC_F_SNAPSHOT) || !event || READ_ONCE(thr->dead) ||
+	    READ_ONCE(pm->state) != PMC_STATE_RUNNING)
+		return NULL;
+	if (READ_ONCE(event->state) != PERF_EVENT_STATE_ACTIVE ||
+	    READ_ONCE(event->oncpu) != smp_processor_id())
+		return NULL;
+	return event;
+}
+
+/* Write the record of @thr's PMC at @now. sched_switch context. */
+static void pmc_snap_thr_write(struct pmc_thr *thr, struct perf_event *event,
+			       struct task_struct *prev, u64 now)
+{
+	struct pmc_obj *pm = thr->tgt->pm;
+	struct pmc_owner *po = pm->owner;
+	u64 value;
+
+	event->pmu->read(event);
+	value = local64_read(&event->count);
+	if (READ_ONCE(pm->snap_whole))
+		value += READ_ONCE(pm->accum);
+	thr->last_snap = now;
+	pmc_log_snapshot(po, pm, smp_processor_id(),
+			 pmc_owner_pid_nr(po, prev, false), value, now);
+}
+
+/*
+ * sched_switch probe, @prev still current (IRQs off, rq lock held): the
+ * records of @prev's SNAPSHOT PMCs whose period elapsed since its last
+ * record; a set (owner, group) is written whole with one timestamp when
+ * any of its PMCs is due. No lock but the log's staging lock.
+ */
+void pmc_snap_switch_probe(struct task_struct *prev)
+{
+	struct pmc_snap_due due[PMC_SNAP_DUE_MAX];
+	struct perf_event *event;
+	struct pmc_obj *pm;
+	struct pmc_thr *thr;
+	unsigned int ndue = 0;
+	u64 now = 0;
+
+	rcu_read_lock();
+	pmc_for_each_thr_rcu(thr, prev) {
+		if (thr->task != prev)
+			continue;
+		event = pmc_snap_thr_event(thr);
+		if (!event)
+			continue;
+		pm = thr->tgt->pm;
+		if (!now)
+			now = ktime_get_ns();
+		if (now - thr->last_snap < (u64)pm->snapshot_us * NSEC_PER_USEC)
+			continue;
+		if (!pm->group)
+			pmc_snap_thr_write(thr, event, prev, now);
+		else if (ndue < PMC_SNAP_DUE_MAX &&
+			 !pmc_snap_is_due(due, ndue, pm->owner, pm->group))
+			due[ndue++] = (struct pmc_snap_due){ pm->owner,
+							     pm->group };
+	}
+	if (!ndue)
+		goto out;
+	pmc_for_each_thr_rcu(thr, prev) {
+		if (thr->task != prev)
+			continue;
+		event = pmc_snap_thr_event(thr);
+		pm = thr->tgt->pm;
+		if (event && pm->group &&
+		    pmc_snap_is_due(due, ndue, pm->owner, pm->group))
+			pmc_snap_thr_write(thr, event, prev, now);
+	}
+out:
+	rcu_read_unlock();
+}

@@ -1,0 +1,223 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * log_buf.c - the owner's log buffers: the pool (at most nbuffers_pcpu
+ * buffers of logbuffersize KiB per CPU) and the per-CPU staging of records.
+ *
+ * pmc_log_begin()/pmc_log_end() run in any context but NMI: process context,
+ * tracepoint probes (sched_switch with IRQs off and the rq lock held) and
+ * hard IRQ (the sample drain). They take only raw spinlocks with IRQs off
+ * and never allocate; the pool grows in process context (the publisher).
+ */
+#include "base/pmc_base.h"
+#include "pmc_log_priv.h"
+#include "debug/pmc_debug.h"
+
+#include <linux/mm.h>
+#include <linux/overflow.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/timekeeping.h>
+
+static struct pmc_logbuf *pmc_logbuf_alloc(u32 size)
+{
+	struct pmc_logbuf *buf;
+
+	buf = kvmalloc(struct_size(buf, data, size), GFP_KERNEL);
+	if (!buf)
+		return NULL;
+	INIT_LIST_HEAD(&buf->link);
+	buf->fill = 0;
+	buf->pub = 0;
+	buf->size = size;
+	return buf;
+}
+
+void pmc_log_pool_put(struct pmc_log_state *log, struct pmc_logbuf *buf)
+{
+	unsigned long flags;
+
+	buf->fill = 0;
+	buf->pub = 0;
+	raw_spin_lock_irqsave(&log->pool_lock, flags);
+	list_add(&buf->link, &log->free);
+	log->nfree++;
+	raw_spin_unlock_irqrestore(&log->pool_lock, flags);
+}
+
+struct pmc_logbuf *pmc_log_pool_get(struct pmc_log_state *log)
+{
+	struct pmc_logbuf *buf;
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&log->pool_lock, flags);
+	buf = list_first_entry_or_null(&log->free, struct pmc_logbuf, link);
+	if (buf) {
+		list_del_init(&buf->link);
+		log->nfree--;
+	}
+	raw_spin_unlock_irqrestore(&log->pool_lock, flags);
+	return buf;
+}
+
+/*
+ * Keep pool_want buffers free: one per online CPU and two more (the file's
+ * output and a spare) at first, twice as many each time records were lost
+ * for want of one, within the limit of nbuffers_pcpu per possible CPU.
+ * Process context, pub_lock held (or the log state not yet published).
+ */
+void pmc_log_pool_fill(struct pmc_log_state *log)
+{
+	unsigned int want = max(log->pool_want, num_online_cpus() + 2);
+	struct pmc_logbuf *buf;
+	unsigned int nfree;
+
+	while (log->nbufs < log->maxbufs) {
+		raw_spin_lock_irq(&log->pool_lock);
+		nfree = log->nfree;
+		raw_spin_unlock_irq(&log->pool_lock);
+		if (nfree >= want)
+			break;
+		buf = pmc_logbuf_alloc(log->bufsize);
+		if (!buf)
+			break;
+		log->nbufs++;
+		pmc_log_pool_put(log, buf);
+	}
+}
+
+int pmc_log_pool_init(struct pmc_log_state *log)
+{
+	int cpu;
+
+	raw_spin_lock_init(&log->pool_lock);
+	INIT_LIST_HEAD(&log->free);
+	log->bufsize = pmc_logbuffersize * 1024;
+	log->maxbufs = pmc_nbuffers_pcpu * num_possible_cpus();
+	for_each_possible_cpu(cpu) {
+		struct pmc_log_cpu *lc = per_cpu_ptr(log->cpu, cpu);
+
+		raw_spin_lock_init(&lc->lock);
+		lc->cur = NULL;
+		INIT_LIST_HEAD(&lc->full);
+	}
+	pmc_log_pool_fill(log);
+	return log->nbufs ? 0 : -ENOMEM;
+}
+
+static void pmc_log_free_list(struct list_head *list)
+{
+	struct pmc_logbuf *buf, *tmp;
+
+	list_for_each_entry_safe(buf, tmp, list, link) {
+		list_del(&buf->link);
+		kvfree(buf);
+	}
+}
+
+/*
+ * Free every buffer. Process context, once nothing can stage, publish or
+ * write any more.
+ */
+void pmc_log_pool_destroy(struct pmc_log_state *log)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct pmc_log_cpu *lc = per_cpu_ptr(log->cpu, cpu);
+
+		pmc_log_free_list(&lc->full);
+		kvfree(lc->cur);
+		lc->cur = NULL;
+	}
+	pmc_log_free_list(&log->writeq);
+	pmc_log_free_list(&log->free);
+	kvfree(log->out);
+	log->out = NULL;
+	log->nfree = 0;
+	log->nbufs = 0;
+}
+
+/*
+ * Ask for a publishing pass: soon, or at once when a buffer filled up.
+ * Through irq_work, since the callers may hold the rq lock (sched_switch),
+ * where queueing work could wake a worker. Any context but NMI.
+ */
+static void pmc_log_kick(struct pmc_log_state *log, bool urgent)
+{
+	if (urgent)
+		set_bit(PMC_LOG_KICK_URGENT, &log->kick_flags);
+	else if (delayed_work_pending(&log->pub_work))
+		return;		/* the pending pass will see the record */
+	irq_work_queue(&log->kick);
+}
+
+void *pmc_log_begin(struct pmc_log_state *log, u32 type, size_t len, u64 tsc,
+		    struct pmc_log_rsv *rsv)
+{
+	struct pmclog_header *h;
+	struct pmc_log_cpu *lc;
+	struct pmc_logbuf *buf;
+	bool urgent = false;
+
+	len = ALIGN(len, PMCLOG_ALIGN);
+	if (len > pmc_log_max_record(log) || !pmc_log_accepting(log))
+		return NULL;
+
+	local_irq_save(rsv->flags);
+	lc = this_cpu_ptr(log->cpu);
+	raw_spin_lock(&lc->lock);
+	/* Re-checked under the lock: pmc_log_owner_exit() syncs on it. */
+	if (READ_ONCE(log->dead))
+		goto fail;
+	buf = lc->cur;
+	if (!buf || buf->size - buf->fill < len) {
+		if (buf) {
+			list_add_tail(&buf->link, &lc->full);
+			lc->cur = NULL;
+			urgent = true;
+		}
+		atomic64_inc(&pmc_stats.buffer_requests);
+		buf = pmc_log_pool_get(log);
+		if (!buf) {
+			/*
+			 * A DROPNOTIFY not staged is retried, not lost: only
+			 * lost records count (hwpmc.h, the DROPNOTIFYs add
+			 * up to the stat).
+			 */
+			if (type != PMCLOG_TYPE_DROPNOTIFY) {
+				atomic64_inc(&pmc_stats.buffer_requests_failed);
+				atomic64_inc(&log->lost_records);
+			}
+			urgent = true;
+			goto fail;
+		}
+		lc->cur = buf;
+	}
+
+	h = (struct pmclog_header *)(buf->data + buf->fill);
+	memset(h, 0, len);
+	h->pl_header = PMCLOG_HEADER(type, len);
+	h->pl_tsc = tsc ? tsc : ktime_get_mono_fast_ns();
+	rsv->log = log;
+	rsv->lc = lc;
+	rsv->len = len;
+	rsv->urgent = urgent;
+	return h;
+
+fail:
+	raw_spin_unlock(&lc->lock);
+	local_irq_restore(rsv->flags);
+	if (urgent)
+		pmc_log_kick(log, true);
+	return NULL;
+}
+
+void pmc_log_end(struct pmc_log_rsv *rsv)
+{
+	struct pmc_log_cpu *lc = rsv->lc;
+
+	lc->cur->fill += rsv->len;
+	raw_spin_unlock(&lc->lock);
+	local_irq_restore(rsv->flags);
+	pmc_log_kick(rsv->log, rsv->urgent);
+}

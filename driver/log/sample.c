@@ -1,0 +1,389 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sample.c - the overflow handler of sampling PMCs and the per-CPU sample
+ * rings (hwpmc's pc_sb rings).
+ *
+ * pmc_sample_overflow() runs in NMI on x86 hardware (and with the test
+ * PMU), in hard IRQ for cpu-clock/task-clock (an hrtimer), and inline with
+ * preemption off for the other software events; it is written as NMI code.
+ * It fills the next entry of this CPU's ring (nsamples entries of
+ * callchaindepth frames, allocated at load), publishes it with a release
+ * store of the producer index, and raises the ring's irq_work, whose handler
+ * (hard IRQ, same CPU) turns the entries into CALLCHAIN records staged in
+ * the owner's log buffers.
+ *
+ * One producer per ring at a time: a handler interrupted by another one on
+ * the same CPU (an NMI over an hrtimer sample) is detected by the per-CPU
+ * nesting count, and the inner sample is dropped and counted like a full
+ * ring (intr_bufferfull, and DROPNOTIFY.pl_samples in the owner's log).
+ *
+ * The counters of PMC_F_OVF_SIGNAL PMCs come here too: their overflow is an
+ * OVERFLOW entry, which the drain hands to sample_ovf.c. So do the mapping
+ * kprobes of map_hooks.c (pmc_sample_map()): where a kprobe is an int3
+ * (no ftrace), its handler runs as NMI code too, and a MAP_IN or MAP_OUT
+ * entry leaves the locking and allocating to the drain.
+ */
+#include "base/pmc_base.h"
+#include "pmc_log_priv.h"
+#include "debug/pmc_debug.h"
+#include "map_hooks.h"
+
+#include <linux/irq_work.h>
+#include <linux/mm.h>
+#include <linux/percpu.h>
+#include <linux/perf_event.h>
+#include <linux/ptrace.h>
+#include <linux/rcupdate.h>
+#include <linux/sched.h>
+#include <linux/sched/task.h>
+#include <linux/sched/task_stack.h>
+#include <linux/slab.h>
+#include <linux/timekeeping.h>
+
+/* What an entry of a sample ring holds. */
+enum pmc_sample_kind {
+	PMC_SAMPLE_CALLCHAIN,	/* a sample: a CALLCHAIN record */
+	PMC_SAMPLE_OVERFLOW,	/* a PMC_F_OVF_SIGNAL counter overflowed */
+	PMC_SAMPLE_MAP_IN,	/* @task mapped a file executable at @start */
+	PMC_SAMPLE_MAP_OUT,	/* process @pid unmapped [@start, @end) */
+};
+
+/*
+ * One entry. @log is the owner's log state: pmc_log_owner_exit() waits
+ * (pmc_sample_sync()) until no ring holds a sample of it before freeing it.
+ * An OVERFLOW entry holds references on the owner (@po) and the thread
+ * (@task), handed over to sample_ovf.c by the drain; a MAP_IN entry one on
+ * the mapping task (@task), dropped by the drain.
+ */
+struct pmc_sample {
+	struct pmc_log_state *log;
+	struct pmc_owner *po;
+	struct task_struct *task;
+	u64 tsc;
+	u32 kind;
+	u32 pmcid;
+	u32 group;
+	u32 signo;
+	u32 pid;
+	u32 tid;
+	u32 cpuflags;
+	u32 npc;
+	unsigned long start;	/* MAP_IN, MAP_OUT */
+	unsigned long end;	/* MAP_OUT */
+	u64 pc[];		/* callchaindepth entries */
+};
+
+/*
+ * struct pmc_sample_ring - one CPU's samples.
+ * @prod:	entries produced; written by the handlers only (pmc_sample_commit())
+ * @cons:	entries consumed; written by the drain only
+ * @nest:	handlers filling an entry on this CPU (nesting guard)
+ * @entries:	nsamples entries of @stride bytes
+ */
+struct pmc_sample_ring {
+	unsigned int prod;
+	unsigned int cons;
+	int nest;
+	unsigned int stride;
+	u8 *entries;
+	struct irq_work work;
+};
+
+static DEFINE_PER_CPU(struct pmc_sample_ring, pmc_sample_rings);
+
+static inline struct pmc_sample *pmc_sample_at(struct pmc_sample_ring *ring,
+					       unsigned int i)
+{
+	return (struct pmc_sample *)(ring->entries +
+				     (size_t)(i & (pmc_nsamples - 1)) *
+				     ring->stride);
+}
+
+/*
+ * The next free entry of this CPU's @ring, or NULL when the ring is full
+ * or a handler is already filling one here (nested). A non-NULL entry must
+ * be published with pmc_sample_commit(). NMI-safe.
+ */
+static struct pmc_sample *pmc_sample_reserve(struct pmc_sample_ring *ring)
+{
+	unsigned int prod;
+
+	if (this_cpu_inc_return(pmc_sample_rings.nest) != 1)
+		goto busy;
+	prod = ring->prod;
+	/* Pairs with the drain's release of cons: the slot is free to fill. */
+	if (prod - smp_load_acquire(&ring->cons) >= pmc_nsamples)
+		goto busy;
+	return pmc_sample_at(ring, prod);
+busy:
+	this_cpu_dec(pmc_sample_rings.nest);
+	return NULL;
+}
+
+/* Publish the entry pmc_sample_reserve() gave. NMI-safe. */
+static void pmc_sample_commit(struct pmc_sample_ring *ring)
+{
+	/* The entry is complete before the drain can see it. */
+	smp_store_release(&ring->prod, ring->prod + 1);
+	this_cpu_dec(pmc_sample_rings.nest);
+}
+
+/* ------------------------------------------------------------ capture */
+
+/*
+ * Fill @s from the interrupted state. Kernel addresses go only to owners
+ * allowed to see them (pm->kernel_ok): a kernel-mode sample of a user task
+ * is given as its user state (where it entered the kernel), one of a
+ * kernel thread as the single address 0. NMI-safe.
+ */
+static void pmc_sample_capture(struct pmc_sample *s, struct pmc_obj *pm,
+			       struct pt_regs *regs)
+{
+	unsigned int depth = 1, n;
+	struct pt_regs *uregs = NULL;
+	bool user = user_mode(regs);
+
+	if ((pm->flags & PMC_F_CALLCHAIN) && s->kind == PMC_SAMPLE_CALLCHAIN)
+		depth = pmc_callchaindepth;
+	if (user)
+		uregs = regs;
+	else if (current->mm && !(current->flags & PF_KTHREAD))
+		uregs = task_pt_regs(current);
+
+	if (!user && !pm->kernel_ok) {
+		if (uregs) {
+			user = true;
+		} else {
+			s->pc[0] = 0;
+			n = 1;
+			goto out;
+		}
+	}
+
+	if (user) {
+		n = pmc_callchain_user(uregs, s->pc, depth);
+	} else if ((pm->flags & PMC_F_USERCALLCHAIN) && uregs && depth > 1) {
+		/* A quarter of the frames (one at least) kept for user space. */
+		n = pmc_callchain_kernel(regs, s->pc,
+					 depth - max(depth / 4, 1U));
+		n += pmc_callchain_user(uregs, s->pc + n, depth - n);
+	} else {
+		n = pmc_callchain_kernel(regs, s->pc, depth);
+	}
+out:
+	s->npc = n;
+	s->cpuflags = PMC_CALLCHAIN_TO_CPUFLAGS(smp_processor_id(),
+						user ? PMC_CC_F_USERSPACE : 0);
+}
+
+/*
+ * The owner's view of @task's tgid or tid (its pid namespace), from the log
+ * state when there is one. NMI-safe.
+ */
+static pid_t pmc_sample_pid(struct pmc_log_state *log, struct pmc_obj *pm,
+			    bool tgid)
+{
+	if (log)
+		return pmc_log_pid(log, current, tgid);
+	return __task_pid_nr_ns(current, tgid ? PIDTYPE_TGID : PIDTYPE_PID,
+				ns_of_pid(pm->owner->tgid));
+}
+
+void pmc_sample_overflow(struct perf_event *event,
+			 struct perf_sample_data *data, struct pt_regs *regs)
+{
+	struct pmc_obj *pm = event->overflow_handler_context;
+	struct pmc_log_state *log = pmc_log_of(pm->owner);
+	bool ovf = pm->flags & PMC_F_OVF_SIGNAL;
+	struct pmc_sample_ring *ring;
+	struct pmc_sample *s;
+
+	/* An OVF_SIGNAL set stops and signals even without a log. */
+	if (!regs || (!ovf && (!log || !pmc_log_accepting(log)))) {
+		atomic64_inc(&pmc_stats.intr_ignored);
+		return;
+	}
+	ring = this_cpu_ptr(&pmc_sample_rings);
+	if (unlikely(!ring->entries)) {
+		atomic64_inc(&pmc_stats.intr_ignored);
+		return;
+	}
+
+	s = pmc_sample_reserve(ring);
+	if (!s)
+		goto drop;	/* full (the drain is behind), or nested */
+
+	s->kind = ovf ? PMC_SAMPLE_OVERFLOW : PMC_SAMPLE_CALLCHAIN;
+	s->log = log;
+	s->tsc = ktime_get_mono_fast_ns();
+	s->pmcid = pm->id;
+	s->pid = pmc_sample_pid(log, pm, true);
+	s->tid = pmc_sample_pid(log, pm, false);
+	pmc_sample_capture(s, pm, regs);
+	if (ovf) {
+		/* Atomic increments: NMI-safe; dropped by sample_ovf.c. */
+		pmc_owner_get(pm->owner);
+		s->po = pm->owner;
+		get_task_struct(current);
+		s->task = current;
+		s->group = pm->group;
+		s->signo = pm->signo;
+	}
+	pmc_sample_commit(ring);
+
+	atomic64_inc(&pmc_stats.intr_processed);
+	pmc_dbg(PMC_DBG_SAMPLING, PMC_DBG_INTR, pm->id, s->tid,
+		smp_processor_id(), s->npc);
+	irq_work_queue(&ring->work);
+	return;
+
+drop:
+	atomic64_inc(&pmc_stats.intr_bufferfull);
+	if (log)
+		atomic64_inc(&log->lost_samples);
+	irq_work_queue(&ring->work);
+}
+
+void pmc_sample_map(struct pmc_log_state *log, bool in, pid_t pid,
+		    unsigned long start, unsigned long end)
+{
+	struct pmc_sample_ring *ring = this_cpu_ptr(&pmc_sample_rings);
+	struct pmc_sample *s;
+
+	/* No ring yet, full, or nested in an overflow handler: lost. */
+	s = likely(ring->entries) ? pmc_sample_reserve(ring) : NULL;
+	if (!s) {
+		atomic64_inc(&log->lost_records);
+		return;
+	}
+	s->kind = in ? PMC_SAMPLE_MAP_IN : PMC_SAMPLE_MAP_OUT;
+	s->log = log;
+	s->tsc = ktime_get_mono_fast_ns();
+	s->pid = pid;
+	s->start = start;
+	s->end = end;
+	s->task = NULL;
+	if (in) {
+		get_task_struct(current);	/* an atomic increment */
+		s->task = current;
+	}
+	pmc_sample_commit(ring);
+	irq_work_queue(&ring->work);
+}
+
+/* ------------------------------------------------------------ drain */
+
+/* Stage the CALLCHAIN record of @s. Hard IRQ. */
+static void pmc_sample_stage(struct pmc_sample *s)
+{
+	struct pmc_log_state *log = s->log;
+	struct pmclog_callchain *cc;
+	struct pmc_log_rsv rsv;
+	unsigned int npc = s->npc;
+	unsigned int max;
+
+	max = (pmc_log_max_record(log) - sizeof(*cc)) / sizeof(cc->pl_pc[0]);
+	if (npc > max)
+		npc = max;
+	cc = pmc_log_begin(log, PMCLOG_TYPE_CALLCHAIN,
+			   struct_size(cc, pl_pc, npc), s->tsc, &rsv);
+	if (!cc)
+		return;
+	cc->pl_pid = s->pid;
+	cc->pl_tid = s->tid;
+	cc->pl_pmcid = s->pmcid;
+	cc->pl_cpuflags = s->cpuflags;
+	memcpy(cc->pl_pc, s->pc, npc * sizeof(cc->pl_pc[0]));
+	pmc_log_end(&rsv);
+	pmc_dbg(PMC_DBG_SAMPLING, PMC_DBG_SAMPLE, s->pmcid, s->tid,
+		PMC_CALLCHAIN_CPUFLAGS_TO_CPU(s->cpuflags), npc);
+}
+
+/*
+ * irq_work of a ring: hard IRQ on the ring's CPU, so it never runs beside
+ * the producer except as the interrupted party of an NMI.
+ */
+static void pmc_sample_drain(struct irq_work *work)
+{
+	struct pmc_sample_ring *ring = container_of(work,
+						    struct pmc_sample_ring,
+						    work);
+	unsigned int cons = ring->cons;
+	/* Pairs with the handler's release of prod: entries are complete. */
+	unsigned int prod = smp_load_acquire(&ring->prod);
+
+	for (; cons != prod; cons++) {
+		struct pmc_sample *s = pmc_sample_at(ring, cons);
+
+		switch (s->kind) {
+		case PMC_SAMPLE_OVERFLOW:
+			pmc_ovf_queue(s->po, s->task, s->pmcid, s->group,
+				      s->signo, s->pc[0], s->tsc);
+			break;
+		case PMC_SAMPLE_MAP_IN:
+			pmc_log_queue_map_in(s->log, s->task, s->start);
+			put_task_struct(s->task);
+			break;
+		case PMC_SAMPLE_MAP_OUT:
+			pmc_log_map_out(s->log, s->pid, s->start, s->end);
+			break;
+		default:
+			pmc_sample_stage(s);
+		}
+		/* The entry is read before the handler may reuse it. */
+		smp_store_release(&ring->cons, cons + 1);
+	}
+	atomic64_inc(&pmc_stats.log_sweeps);
+}
+
+/* ------------------------------------------------------------ lifecycle */
+
+void pmc_sample_sync(void)
+{
+	int cpu;
+
+	/* Overflow handlers run with preemption off: RCU readers. */
+	synchronize_rcu();
+	for_each_possible_cpu(cpu)
+		irq_work_sync(&per_cpu(pmc_sample_rings, cpu).work);
+}
+
+int pmc_sample_init(void)
+{
+	unsigned int stride;
+	int cpu;
+
+	stride = ALIGN(struct_size((struct pmc_sample *)NULL, pc,
+				   pmc_callchaindepth), 8);
+	for_each_possible_cpu(cpu) {
+		struct pmc_sample_ring *ring = per_cpu_ptr(&pmc_sample_rings, cpu);
+
+		ring->prod = 0;
+		ring->cons = 0;
+		ring->nest = 0;
+		ring->stride = stride;
+		init_irq_work(&ring->work, pmc_sample_drain);
+		ring->entries = kvzalloc_node((size_t)stride * pmc_nsamples,
+					      GFP_KERNEL, cpu_to_node(cpu));
+		if (!ring->entries)
+			goto err;
+	}
+	return 0;
+
+err:
+	pmc_sample_exit();
+	return -ENOMEM;
+}
+
+void pmc_sample_exit(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct pmc_sample_ring *ring = per_cpu_ptr(&pmc_sample_rings, cpu);
+
+		irq_work_sync(&ring->work);
+		kvfree(ring->entries);
+		ring->entries = NULL;
+	}
+}
