@@ -36,6 +36,11 @@ ARM64_CC = $(ARM64_CROSS)gcc --sysroot=$(ARM64_ROOT) -Wno-clobbered
 ARM64_PKG_CONFIG = PKG_CONFIG_SYSROOT_DIR=$(ARM64_ROOT) \
 	PKG_CONFIG_LIBDIR=$(ARM64_ROOT)/usr/lib/aarch64-linux-gnu/pkgconfig:$(ARM64_ROOT)/usr/share/pkgconfig
 
+# `make deps`: the cross compiler and QEMU's arm64 system emulator.  A
+# target-specific append, because mk/deps.mk, read after this file, sets
+# DEPS_PACKAGES with :=.
+deps: DEPS_PACKAGES += gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-system-arm
+
 .PHONY: arm64-root arm64 arm64-module arm64-src arm64-vm-smoke
 arm64-root:
 	@$(TOP)/tools/vm/arm64-root $(ARM64)
