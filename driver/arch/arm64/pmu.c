@@ -123,12 +123,9 @@ static u32 pmc_arm64_probe_pmu(void)
 		    armpmu->pmuver != ID_AA64DFR0_EL1_PMUVer_IMP_DEF &&
 		    armpmu->num_events > 0 &&
 		    armpmu->num_events <= ARMV8_PMU_MAX_COUNTERS) {
+			/* GETCPUINFO reports them: the class rows, pm_perfmon_version. */
 			pmc_arm64_pmuver = armpmu->pmuver;
 			num = armpmu->num_events;
-			pr_info("%s: PMUv3 version %u, %u counters (cycle counter included)%s\n",
-				armpmu->name, pmc_arm64_pmuver, num,
-				pmc_arm64_pmuver >= ID_AA64DFR0_EL1_PMUVer_V3P5 ?
-				", 64-bit event counters" : "");
 		}
 	}
 	perf_event_release_kernel(event);
