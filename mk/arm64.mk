@@ -83,4 +83,5 @@ ARM64_SMOKE_SMP ?= 1
 arm64-vm-smoke: arm64-module
 	+$(ARM64_MAKE) $(ARM64_SRC)/build/selftests/bin/arm64-pmu \
 		$(ARM64_SRC)/build/selftests/arm64/loop
-	$(PMC_VM) --arch arm64 --smp $(ARM64_SMOKE_SMP) -- selftests/run-all $(ARM64_SMOKE)
+	PMC_VM_ARM64=$(ARM64) $(PMC_VM) --arch arm64 --smp $(ARM64_SMOKE_SMP) -- \
+		selftests/run-all $(ARM64_SMOKE)
