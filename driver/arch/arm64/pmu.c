@@ -40,13 +40,14 @@
  */
 #define PMC_ARM64_WIDTH		32
 
-/* MIDR_EL1 part numbers of the cores hwpmc has a CPU type for. */
+/* MIDR_EL1 part numbers of two of the cores hwpmc has a CPU type for. */
 #define PMC_ARM64_PART_A57	0xd07
 #define PMC_ARM64_PART_A76	0xd0b
 /*
- * hwpmc's enum pmc_cputype values for them (PMC_CPU_ARMV8_CORTEX_A53, _A57,
- * _A76); not in the uapi header yet, where libpmc's name table must learn
- * them at the same time.
+ * hwpmc's enum pmc_cputype values for the Cortex-A53 (the default, see
+ * pmc_arm64_cputype()), A57 and A76 (PMC_CPU_ARMV8_CORTEX_*); not in the
+ * uapi header yet, where libpmc's name table must learn them at the same
+ * time.
  */
 #define PMC_ARM64_CPU_A53	0x600
 #define PMC_ARM64_CPU_A57	0x601
