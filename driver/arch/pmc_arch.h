@@ -10,6 +10,7 @@
 #include <linux/types.h>
 
 struct perf_event;
+struct pt_regs;
 
 /* One hardware class the CPU reports (IAP, IAF or K8). */
 struct pmc_arch_class {
@@ -60,5 +61,20 @@ unsigned long pmc_arch_tsc_khz(void);
  * CPU has no PMU. What perfmon(4) counts with. Any context.
  */
 const struct pmc_arch_class *pmc_arch_general_class(const struct pmc_arch_info *info);
+
+/*
+ * The stack walks of a sample, run inside the overflow handler (NMI on x86,
+ * hard IRQ on arm64): no lock, no allocation, no fault. Each stores the
+ * program counter of @regs and the return addresses above it, at most @max,
+ * and returns how many it stored (>= 1).
+ *
+ * _kernel: @regs of the interrupted kernel code.
+ * _user: @regs of user mode (the interrupted ones, or task_pt_regs(current)
+ * when the sample hit the kernel).
+ */
+unsigned int pmc_arch_callchain_kernel(struct pt_regs *regs, u64 *pc,
+				       unsigned int max);
+unsigned int pmc_arch_callchain_user(struct pt_regs *regs, u64 *pc,
+				     unsigned int max);
 
 #endif /* _PMC_ARCH_H */

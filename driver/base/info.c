@@ -34,6 +34,8 @@ static const char *pmc_class_name(u32 pmc_class)
 		return "IAP";
 	case PMC_CLASS_SOFT:
 		return "SOFT";
+	case PMC_CLASS_ARMV8:
+		return "ARMV8";
 	}
 	return "UNKNOWN";
 }

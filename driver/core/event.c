@@ -17,7 +17,7 @@
 bool pmc_class_is_hw(u32 pmc_class)
 {
 	return pmc_class == PMC_CLASS_IAP || pmc_class == PMC_CLASS_IAF ||
-	       pmc_class == PMC_CLASS_K8;
+	       pmc_class == PMC_CLASS_K8 || pmc_class == PMC_CLASS_ARMV8;
 }
 
 /* A generic cache event: cache id, op and result, one byte each. */
@@ -43,7 +43,7 @@ static int pmc_iaf_row(u64 config)
 	return -1;
 }
 
-/* Check the descriptor of a hardware class (IAP, K8, IAF). */
+/* Check the descriptor of a hardware class (IAP, K8, IAF, ARMV8). */
 static int pmc_event_check_hw(const struct pmc_classdesc *cd,
 			      const struct pmc_md_op_pmcallocate *md,
 			      int *fixed_row)
@@ -112,6 +112,7 @@ int pmc_event_attr(struct pmc_obj *pm, const struct pmc_op_pmcallocate *pa,
 	case PMC_CLASS_IAP:
 	case PMC_CLASS_IAF:
 	case PMC_CLASS_K8:
+	case PMC_CLASS_ARMV8:
 		ret = pmc_event_check_hw(cd, md, fixed_row);
 		if (ret)
 			return ret;

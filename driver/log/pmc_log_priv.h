@@ -316,10 +316,4 @@ void pmc_sample_sync(void);
 void pmc_ovf_queue(struct pmc_owner *po, struct task_struct *task, u32 pmcid,
 		   u32 group, u32 signo, u64 ip, u64 tsc);
 
-/* callchain.c: NMI-safe stack walks; each returns the frames stored (>= 1). */
-unsigned int pmc_callchain_kernel(struct pt_regs *regs, u64 *pc,
-				  unsigned int max);
-unsigned int pmc_callchain_user(struct pt_regs *regs, u64 *pc,
-				unsigned int max);
-
 #endif /* _PMC_LOG_PRIV_H */

@@ -161,14 +161,14 @@ static void pmc_sample_capture(struct pmc_sample *s, struct pmc_obj *pm,
 	}
 
 	if (user) {
-		n = pmc_callchain_user(uregs, s->pc, depth);
+		n = pmc_arch_callchain_user(uregs, s->pc, depth);
 	} else if ((pm->flags & PMC_F_USERCALLCHAIN) && uregs && depth > 1) {
 		/* A quarter of the frames (one at least) kept for user space. */
-		n = pmc_callchain_kernel(regs, s->pc,
+		n = pmc_arch_callchain_kernel(regs, s->pc,
 					 depth - max(depth / 4, 1U));
-		n += pmc_callchain_user(uregs, s->pc + n, depth - n);
+		n += pmc_arch_callchain_user(uregs, s->pc + n, depth - n);
 	} else {
-		n = pmc_callchain_kernel(regs, s->pc, depth);
+		n = pmc_arch_callchain_kernel(regs, s->pc, depth);
 	}
 out:
 	s->npc = n;

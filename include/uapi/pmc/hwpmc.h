@@ -128,6 +128,9 @@ enum pmc_state {
  *   IAP   Intel programmable counters: as K8 with the Intel encoding;
  *   IAF   Intel fixed counters: PERF_TYPE_HARDWARE instructions, cycles and
  *         ref-cycles only;
+ *   ARMV8 Arm PMUv3 counters (arm64): PERF_TYPE_RAW (the event number
+ *         alone), or the generic PERF_TYPE_HARDWARE / PERF_TYPE_HW_CACHE
+ *         events; TSC is the generic timer's CNTVCT_EL0 there;
  *   SOFT  Linux software events: PERF_TYPE_SOFTWARE with config one of
  *         task-clock, cpu-clock, page-faults, minor-faults, major-faults,
  *         context-switches, cpu-migrations, alignment-faults,
@@ -139,6 +142,7 @@ enum pmc_class {
 	PMC_CLASS_IAF = 0x06,
 	PMC_CLASS_IAP = 0x07,
 	PMC_CLASS_SOFT = 0x0F,
+	PMC_CLASS_ARMV8 = 0x11,
 };
 
 /* CPU types reported by GETCPUINFO (hwpmc values where hwpmc has one). */

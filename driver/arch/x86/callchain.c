@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * callchain.c - the stack walks of a sample, done inside the overflow
+ * arch/x86/callchain.c - the stack walks of a sample, done inside the overflow
  * handler: NMI-safe (no lock, no allocation, no fault).
  *
  * Kernel frames: the kernel's unwinder (ORC on Debian) through its exported
@@ -9,8 +9,7 @@
  * the first frame that cannot be read or does not go up the stack, so code
  * without frame pointers gives a short chain, never a fault.
  */
-#include "base/pmc_base.h"
-#include "pmc_log_priv.h"
+#include "arch/pmc_arch.h"
 
 #include <linux/ptrace.h>
 #include <linux/sched.h>
@@ -22,8 +21,8 @@
  * @regs of the interrupted kernel code; stores regs->ip and the return
  * addresses above it. NMI, IRQ or any context with preemption off.
  */
-unsigned int pmc_callchain_kernel(struct pt_regs *regs, u64 *pc,
-				  unsigned int max)
+unsigned int pmc_arch_callchain_kernel(struct pt_regs *regs, u64 *pc,
+				       unsigned int max)
 {
 	struct unwind_state state;
 	unsigned long addr;
@@ -63,8 +62,8 @@ struct pmc_user_frame {
  * the sample hit the kernel); stores regs->ip and the return addresses of
  * the frame-pointer chain. NMI-safe.
  */
-unsigned int pmc_callchain_user(struct pt_regs *regs, u64 *pc,
-				unsigned int max)
+unsigned int pmc_arch_callchain_user(struct pt_regs *regs, u64 *pc,
+				     unsigned int max)
 {
 	struct pmc_user_frame frame;
 	unsigned long fp;

@@ -1,0 +1,87 @@
+# SPDX-License-Identifier: GPL-2.0
+# The arm64 cross build and its guest (docs/arm64.md).
+#
+#   make arm64-root   Debian's arm64 kernel, headers and user space, unpacked
+#                     through a private apt state into $(ARM64)/root (the
+#                     sysroot and the guest's root); the host's dpkg
+#                     architectures are never changed
+#   make arm64        pmc.ko for Debian's arm64 kernel (W=1), the libraries,
+#                     tools, selftests and benchmarks for arm64, all under
+#                     $(ARM64)/src (see below)
+#   make arm64-vm-smoke  boot the arm64 guest (tools/pmc-vm --arch arm64),
+#                     load pmc.ko, run the arm64 selftests' smoke set
+#
+# The x86 module is built in the tree (driver/*.o) and the 6.1 kbuild has no
+# separate output directory for external modules (MO= came with 6.13), so
+# the arm64 build runs in a mirror of the working tree, $(ARM64)/src: the
+# files git tracks or would track (not the ignored build outputs), copied
+# with their times, files gone from the tree deleted.  The mirror's own
+# build/ holds the arm64 user space, at the paths the tests expect relative
+# to the repository root (driver/pmc.ko, build/selftests/bin/...), which is
+# why the arm64 guest runs its commands in the mirror.
+
+ARM64 := $(BUILD)/arm64
+ARM64_ROOT := $(ARM64)/root
+ARM64_SRC := $(ARM64)/src
+ARM64_CROSS ?= aarch64-linux-gnu-
+# The kernel release the root holds (tools/vm/arm64-root writes it).
+ARM64_KVER = $(shell cat $(ARM64)/kver 2>/dev/null)
+ARM64_KDIR = $(ARM64_ROOT)/usr/src/linux-headers-$(ARM64_KVER)
+# Every compile and link of the mirror's user space goes through CC, so the
+# sysroot rides on it: headers and libraries of the arm64 packages.
+# -Wno-clobbered: the kselftest harness's setjmp-free fork wrapper
+# (__TEST_F_IMPL's "child") draws aarch64 gcc 12's -Wclobbered false
+# positive at -O1, which x86's gcc does not report; -Wextra enables it.
+ARM64_CC = $(ARM64_CROSS)gcc --sysroot=$(ARM64_ROOT) -Wno-clobbered
+ARM64_PKG_CONFIG = PKG_CONFIG_SYSROOT_DIR=$(ARM64_ROOT) \
+	PKG_CONFIG_LIBDIR=$(ARM64_ROOT)/usr/lib/aarch64-linux-gnu/pkgconfig:$(ARM64_ROOT)/usr/share/pkgconfig
+
+# `make deps`: the cross compiler and QEMU's arm64 system emulator.  A
+# target-specific append, because mk/deps.mk, read after this file, sets
+# DEPS_PACKAGES with :=.
+deps: DEPS_PACKAGES += gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-system-arm
+
+.PHONY: arm64-root arm64 arm64-module arm64-src arm64-vm-smoke
+arm64-root:
+	@$(TOP)/tools/vm/arm64-root $(ARM64)
+
+# The mirror: git's view of the working tree (tracked and untracked files
+# that are not ignored), so no x86 object reaches it.
+arm64-src:
+	@mkdir -p $(ARM64_SRC)
+	@cd $(TOP) && git ls-files -co --exclude-standard -z | sort -z > $(ARM64)/src.list.new && \
+	xargs -0 -a $(ARM64)/src.list.new cp -a --parents -t $(ARM64_SRC) && \
+	if [ -f $(ARM64)/src.list ]; then \
+		comm -z -23 $(ARM64)/src.list $(ARM64)/src.list.new | \
+			(cd $(ARM64_SRC) && xargs -0 -r rm -f --); \
+	fi && mv -f $(ARM64)/src.list.new $(ARM64)/src.list
+
+# The mirror's make: kbuild cross-compiles the module (ARCH, CROSS_COMPILE
+# and KDIR reach it from this command line), the rest uses ARM64_CC.  The
+# kselftest harness comes from the linux-source of the guest kernel's
+# series (6.1), extracted in the mirror's build/ksrc.  No 32-bit layout
+# test (CC32=false: an i686 binary cannot run in the guest).
+ARM64_SERIES = $(shell echo $(ARM64_KVER) | cut -d. -f1,2)
+ARM64_KSRC_TARBALL = $(firstword $(wildcard /usr/src/linux-source-$(ARM64_SERIES).tar.xz) $(KSRC_TARBALL))
+ARM64_MAKE = $(ARM64_PKG_CONFIG) $(MAKE) --no-print-directory -C $(ARM64_SRC) \
+	ARCH=arm64 CROSS_COMPILE=$(ARM64_CROSS) KDIR=$(ARM64_KDIR) KVER=$(ARM64_KVER) \
+	CC="$(ARM64_CC)" AR=$(ARM64_CROSS)ar CC32=false KSRC_TARBALL=$(ARM64_KSRC_TARBALL)
+
+# Everything `make all selftests` builds on x86, with -k: a part that does
+# not build for arm64 is reported and fails the target, the rest is built.
+arm64: arm64-root arm64-src
+	+$(ARM64_MAKE) -k all selftests
+
+# The module alone.
+arm64-module: arm64-root arm64-src
+	+$(ARM64_MAKE) module
+
+# A short proof that the arm64 guest runs: boot, pmc.ko, the arm64 tests,
+# in a one-CPU guest (QEMU's PMU counts exactly only there: docs/arm64.md).
+ARM64_SMOKE ?= arm64-
+ARM64_SMOKE_SMP ?= 1
+arm64-vm-smoke: arm64-module
+	+$(ARM64_MAKE) $(ARM64_SRC)/build/selftests/bin/arm64-pmu \
+		$(ARM64_SRC)/build/selftests/arm64/loop
+	PMC_VM_ARM64=$(ARM64) $(PMC_VM) --arch arm64 --smp $(ARM64_SMOKE_SMP) -- \
+		selftests/run-all $(ARM64_SMOKE)
