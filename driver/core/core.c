@@ -625,20 +625,20 @@ long pmc_op_pmcstop(struct pmc_file *pf, void __user *arg)
  * hwpmc(4) "Signals": SIGIO to the owner (the caller) when PMCRW is done
  * on a process-private PMC with no attached targets (pmcstat learns so
  * that its targets are gone); the op itself goes on as hwpmc's does. On
- * FreeBSD SIGIO is ignored by default, on Linux it terminates: a caller
- * that neither catches nor blocks SIGIO is not sent it, so that a
- * program unaware of the signal behaves as it does on FreeBSD.
+ * FreeBSD SIGIO is ignored by default; on Linux it terminates, and libcpc
+ * blocks it (its default overflow signal) around its calls: it is sent
+ * only to an owner that catches it, so that a program unaware of it
+ * behaves as on FreeBSD.
  */
 static void pmc_sigio_owner(struct pmc_owner *po)
 {
 	struct k_sigaction *ka = &current->sighand->action[SIGIO - 1];
-	bool wanted;
+	bool caught;
 
 	spin_lock_irq(&current->sighand->siglock);
-	wanted = ka->sa.sa_handler != SIG_DFL ||
-		 sigismember(&current->blocked, SIGIO);
+	caught = ka->sa.sa_handler != SIG_DFL && ka->sa.sa_handler != SIG_IGN;
 	spin_unlock_irq(&current->sighand->siglock);
-	if (wanted)
+	if (caught)
 		kill_pid(po->tgid, SIGIO, 1);
 }
 
