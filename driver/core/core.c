@@ -314,6 +314,7 @@ static struct pmc_obj *pmc_obj_new(const struct pmc_op_pmcallocate *pa,
 				   const struct pmc_classdesc *cd,
 				   int *fixed_row)
 {
+	u32 modes = PMC_CAP_USER | PMC_CAP_SYSTEM;
 	struct pmc_obj *pm;
 	int ret;
 
@@ -325,9 +326,16 @@ static struct pmc_obj *pmc_obj_new(const struct pmc_op_pmcallocate *pa,
 	pm->cpu = PMC_IS_SYSTEM_MODE(pm->mode) ? pa->pm_cpu : PMC_CPU_ANY;
 	pm->flags = pa->pm_flags;
 	pm->caps = pa->pm_caps;
-	/* Neither USER nor SYSTEM asked: both are counted. */
-	if (!(pm->caps & (PMC_CAP_USER | PMC_CAP_SYSTEM)))
-		pm->caps |= cd->caps & (PMC_CAP_USER | PMC_CAP_SYSTEM);
+	/*
+	 * Neither USER nor SYSTEM asked (hwpmc's "no qualifier"): both are
+	 * counted where the caller may count kernel mode, user mode only
+	 * where it may not (as perf(1) falls back). GETCAPS tells which.
+	 */
+	if (!(pm->caps & modes)) {
+		if (cd->class != PMC_CLASS_TSC && !pmc_sec_kernel_allowed())
+			modes = PMC_CAP_USER;
+		pm->caps |= cd->caps & modes;
+	}
 	pm->event = pa->pm_ev;
 	pm->group = pa->pm_group;
 	pm->signo = pa->pm_signo;
@@ -554,6 +562,15 @@ long pmc_op_pmcstart(struct pmc_file *pf, void __user *arg)
 		else if (list_empty(&pm->targets))
 			/* hwpmc: never attached -> the owner; all gone -> ESRCH */
 			ret = pm->attach_done ? -ESRCH : pmc_attach_self(pm);
+		/*
+		 * hwpmc's PMC_F_NEEDS_LOGFILE: the samples of another
+		 * process go to a log, a file or the mapped ring (the
+		 * same records); sampling only its owner needs none.
+		 */
+		else if (PMC_IS_SAMPLING_MODE(pm->mode) &&
+			 pmc_virtual_targets_others(pm) &&
+			 !pmc_log_configured(po))
+			ret = -PMC_EDOOFUS;
 	}
 	/* Snapshot records need somewhere to go: a log file or the ring. */
 	if (!ret && (pm->flags & PMC_F_SNAPSHOT) && !pmc_log_configured(po))
@@ -604,6 +621,27 @@ long pmc_op_pmcstop(struct pmc_file *pf, void __user *arg)
 	return ret;
 }
 
+/*
+ * hwpmc(4) "Signals": SIGIO to the owner (the caller) when PMCRW is done
+ * on a process-private PMC with no attached targets (pmcstat learns so
+ * that its targets are gone); the op itself goes on as hwpmc's does. On
+ * FreeBSD SIGIO is ignored by default; on Linux it terminates, and libcpc
+ * blocks it (its default overflow signal) around its calls: it is sent
+ * only to an owner that catches it, so that a program unaware of it
+ * behaves as on FreeBSD.
+ */
+static void pmc_sigio_owner(struct pmc_owner *po)
+{
+	struct k_sigaction *ka = &current->sighand->action[SIGIO - 1];
+	bool caught;
+
+	spin_lock_irq(&current->sighand->siglock);
+	caught = ka->sa.sa_handler != SIG_DFL && ka->sa.sa_handler != SIG_IGN;
+	spin_unlock_irq(&current->sighand->siglock);
+	if (caught)
+		kill_pid(po->tgid, SIGIO, 1);
+}
+
 long pmc_op_pmcrw(struct pmc_file *pf, void __user *arg)
 {
 	struct pmc_op_pmcrw prw;
@@ -631,6 +669,8 @@ long pmc_op_pmcrw(struct pmc_file *pf, void __user *arg)
 		ret = -ENXIO;
 	if (ret)
 		goto out;
+	if (PMC_IS_VIRTUAL_MODE(pm->mode) && list_empty(&pm->targets))
+		pmc_sigio_owner(po);
 	old = pmc_read_value(pm);
 	pmc_dbg(PMC_DBG_PMC, PMC_DBG_READ, pm->id, task_tgid_nr(current),
 		pmc_dbg_cpu(pm), old);
@@ -856,6 +896,7 @@ int pmc_core_init(void)
 	ret = pmc_rows_init();
 	if (ret)
 		return ret;
+	pmc_sec_init();
 	ret = pmc_target_init();
 	if (ret)
 		goto err_rows;

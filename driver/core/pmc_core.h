@@ -240,6 +240,11 @@ void pmc_core_release_file(struct pmc_file *pf);
  * context. perfmon/ applies the same rules.
  */
 int pmc_sec_allocate(u32 mode, bool counts_kernel, bool *kernel_ok);
+/*
+ * pmc_sec_kernel_allowed - may the caller count kernel mode (CAP_PERFMON,
+ * or kernel.perf_event_paranoid <= 1)? Process context.
+ */
+bool pmc_sec_kernel_allowed(void);
 
 /*
  * pmc_task_sampling_owners - call @fn(po, @arg) for the owner of each

@@ -199,7 +199,11 @@ void pmc_hooks_put(void);
 int pmc_switch_hook_get(void);		/* sched_switch probe */
 void pmc_switch_hook_put(void);
 
+/* target.c: is @pm attached to a process other than its owner's? */
+bool pmc_virtual_targets_others(struct pmc_obj *pm);
+
 /* security.c */
+void pmc_sec_init(void);		/* finds ptrace_may_access() */
 int pmc_sec_may_attach(struct task_struct *task);
 bool pmc_sec_owner_privileged(void);
 int pmc_sec_admin(void);

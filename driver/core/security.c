@@ -9,17 +9,27 @@
  *    (perf's own rule for CPU-wide events, perf_allow_cpu(), which perf
  *    also applies to kernel counters created for an unprivileged caller);
  *  - counting kernel mode: the same, unless kernel.perf_event_paranoid <= 1
- *    (perf's perf_allow_kernel());
- *  - attaching to another process: what ptrace_may_access() checks for
- *    PTRACE_MODE_READ_REALCREDS, rebuilt from exported pieces (it is not
- *    exported), plus Yama's ptrace_scope; unprivileged_proc_debug=0 limits
+ *    (perf's perf_allow_kernel()). A request that names no mode (neither
+ *    PMC_CAP_USER nor PMC_CAP_SYSTEM: hwpmc's "no qualifier") counts both
+ *    where kernel mode is permitted and user mode only where it is not, as
+ *    perf(1) falls back; naming PMC_CAP_SYSTEM is refused there (EPERM);
+ *  - attaching to another process: the kernel's own
+ *    ptrace_may_access(task, PTRACE_MODE_READ_REALCREDS), so the uid/gid
+ *    and dumpable rules and every LSM's hook (Yama's ptrace_scope,
+ *    AppArmor, SELinux, Landlock) decide as they do for ptrace(2). It is
+ *    not exported: compat/ptrace.h finds it at load. If it cannot be
+ *    found, every attach to another process fails closed (EPERM) and the
+ *    load logs one line saying so. unprivileged_proc_debug=0 limits
  *    callers without CAP_SYS_PTRACE to themselves;
  *  - PMCADMIN: CAP_SYS_ADMIN;
- *  - exec: a target whose exec leaves it undumpable (setuid, setgid, file
- *    capabilities, an unreadable image) is detached unless its owner had
- *    CAP_SYS_PTRACE when it attached. The kernel itself ends every perf
- *    counter of such a task at that exec (fs/exec.c), so a privileged
- *    owner's counters are made anew for the new image.
+ *  - exec: a target whose exec changed its credentials or left it
+ *    undumpable (setuid, setgid, file capabilities, an LSM transition, an
+ *    unreadable image) is detached unless its owner had CAP_SYS_PTRACE
+ *    when it attached. A set-id exec the kernel ran with the old
+ *    credentials because the task is ptraced changes nothing and keeps
+ *    its PMCs. The kernel itself ends every perf counter of a task its
+ *    exec makes undumpable (fs/exec.c), so a privileged owner's counters
+ *    are made anew for the new image.
  *
  * sysctl_perf_event_paranoid is not exported, nor is any helper that reads
  * it, so the value is read from /proc/sys/kernel/perf_event_paranoid,
@@ -41,6 +51,8 @@
 #include <linux/sched/mm.h>
 #include <linux/sched/task.h>
 #include <linux/string.h>
+
+#include "compat/ptrace.h"
 
 #define PMC_PARANOID_UNREADABLE	2
 
@@ -78,6 +90,11 @@ static int pmc_perf_event_paranoid(void)
 			       PMC_PARANOID_UNREADABLE);
 }
 
+bool pmc_sec_kernel_allowed(void)
+{
+	return perfmon_capable() || pmc_perf_event_paranoid() <= 1;
+}
+
 int pmc_sec_allocate(u32 mode, bool counts_kernel, bool *kernel_ok)
 {
 	bool priv = perfmon_capable();
@@ -96,68 +113,33 @@ int pmc_sec_allocate(u32 mode, bool counts_kernel, bool *kernel_ok)
 	return 0;
 }
 
-/* Is @task a descendant of the caller's process? Under rcu_read_lock(). */
-static bool pmc_task_is_descendant(struct task_struct *task)
-{
-	struct task_struct *t = task;
+/* ptrace_may_access(), or NULL: attaching to others fails closed. */
+static pmc_ptrace_may_access_t pmc_ptrace_may_access;
 
-	while (t->pid > 0) {
-		if (same_thread_group(t, current))
-			return true;
-		t = rcu_dereference(t->real_parent);
+void pmc_sec_init(void)
+{
+	unsigned long addr = pmc_ksym_lookup(PMC_PTRACE_SYMBOL);
+
+	if (!addr || !pmc_ptrace_callable(addr)) {
+		pr_warn("%s() %s: attaching PMCs to other processes is refused (EPERM)\n",
+			PMC_PTRACE_SYMBOL,
+			addr ? "cannot be called on this kernel (IBT, PREEMPT_RT)" :
+			       "not found");
+		return;
 	}
-	return false;
-}
-
-/* Yama's ptrace_scope for a caller without CAP_SYS_PTRACE. */
-static bool pmc_yama_allows(struct task_struct *task)
-{
-	int scope = pmc_read_sysctl("proc/sys/kernel/yama/ptrace_scope", 0);
-	bool ok;
-
-	if (scope <= 0)
-		return true;
-	if (scope >= 2)
-		return false;
-	rcu_read_lock();
-	ok = pmc_task_is_descendant(task);
-	rcu_read_unlock();
-	return ok;
+	pmc_ptrace_may_access = (pmc_ptrace_may_access_t)addr;
 }
 
 int pmc_sec_may_attach(struct task_struct *task)
 {
-	const struct cred *cred = current_cred(), *tcred;
-	struct mm_struct *mm;
-	bool ok;
-
 	if (same_thread_group(task, current))
 		return 0;
 	if (!READ_ONCE(pmc_unprivileged_proc_debug) && !capable(CAP_SYS_PTRACE))
 		return -EPERM;
-
-	/* __ptrace_may_access(), PTRACE_MODE_READ_REALCREDS. */
-	rcu_read_lock();
-	tcred = __task_cred(task);
-	ok = uid_eq(cred->uid, tcred->euid) && uid_eq(cred->uid, tcred->suid) &&
-	     uid_eq(cred->uid, tcred->uid) && gid_eq(cred->gid, tcred->egid) &&
-	     gid_eq(cred->gid, tcred->sgid) && gid_eq(cred->gid, tcred->gid);
-	if (!ok)
-		ok = ns_capable(tcred->user_ns, CAP_SYS_PTRACE);
-	rcu_read_unlock();
-	if (!ok)
+	if (!pmc_ptrace_may_access)
 		return -EPERM;
-
-	task_lock(task);
-	mm = task->mm;
-	if (mm && get_dumpable(mm) != SUID_DUMP_USER &&
-	    !ns_capable(mm->user_ns, CAP_SYS_PTRACE))
-		ok = false;
-	task_unlock(task);
-	if (!ok)
-		return -EPERM;
-
-	if (!capable(CAP_SYS_PTRACE) && !pmc_yama_allows(task))
+	if (!pmc_ptrace_call(pmc_ptrace_may_access, task,
+			     PTRACE_MODE_READ_REALCREDS))
 		return -EPERM;
 	return 0;
 }
@@ -185,8 +167,20 @@ bool pmc_sec_exec_changes_creds(struct task_struct *task,
 	const struct cred *cred;
 	bool changed;
 
-	if (bprm->secureexec ||
-	    (task->mm && get_dumpable(task->mm) != SUID_DUMP_USER))
+	/*
+	 * commit_creds() leaves the task undumpable when the exec raised its
+	 * euid, egid, fsuid, fsgid or permitted capabilities, and exec does
+	 * when the image is unreadable.
+	 */
+	if (task->mm && get_dumpable(task->mm) != SUID_DUMP_USER)
+		return true;
+	/*
+	 * secureexec also flags a set-id exec the kernel ran with the old
+	 * credentials because the task is ptraced (commoncap computes it
+	 * before the downgrade): nothing changed then. Any other secureexec
+	 * (an LSM's domain transition) changed the credentials.
+	 */
+	if (bprm->secureexec && !(bprm->unsafe & LSM_UNSAFE_PTRACE))
 		return true;
 	rcu_read_lock();
 	cred = __task_cred(task);

@@ -703,6 +703,29 @@ bool pmc_virtual_only_owner(struct pmc_obj *pm)
 	return !tgt->thread && tgt->pid == pm->owner->tgid;
 }
 
+/*
+ * Is @pm attached to a process other than its owner's (a process target,
+ * or a thread of another process)? The owner's lock held.
+ */
+bool pmc_virtual_targets_others(struct pmc_obj *pm)
+{
+	struct pid *owner = pm->owner->tgid;
+	struct pmc_target *tgt;
+	struct pmc_thr *thr;
+
+	list_for_each_entry(tgt, &pm->targets, pm_link) {
+		if (!tgt->thread) {
+			if (tgt->pid != owner)
+				return true;
+			continue;
+		}
+		list_for_each_entry(thr, &tgt->threads, tgt_link)
+			if (task_tgid(thr->task) != owner)
+				return true;
+	}
+	return false;
+}
+
 /* ------------------------------------------------------------ fork */
 
 /* A new thread or process to count, queued on it by the fork probe. */

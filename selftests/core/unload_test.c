@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -85,6 +86,10 @@ static void owner(int ready)
 
 	if (fd < 0)
 		_exit(1);
+	/* Sampling another process needs a log (hwpmc's NEEDS_LOGFILE). */
+	if (mmap(NULL, 3 * sysconf(_SC_PAGESIZE), PROT_READ | PROT_WRITE,
+		 MAP_SHARED, fd, 0) == MAP_FAILED)
+		_exit(4);
 	kid = fork();
 	if (!kid) {
 		close(ready);

@@ -242,8 +242,16 @@ struct pmc_md_op_pmcallocate {
 	__u64	pm_config2;	/* perf_event_attr.config2 */
 };
 
+/*
+ * The modes counted: PMC_CAP_USER and/or PMC_CAP_SYSTEM as asked (an
+ * explicit request: SYSTEM without the privilege to count kernel mode is
+ * EPERM). Neither is hwpmc's unqualified spec: both modes where the caller
+ * may count kernel mode (CAP_PERFMON, or kernel.perf_event_paranoid <= 1),
+ * user mode only where it may not. PMC_OP_GETCAPS returns the modes the
+ * PMC counts.
+ */
 struct pmc_op_pmcallocate {
-	__u32	pm_caps;	/* in: PMC_CAP_*; USER/SYSTEM select the modes counted */
+	__u32	pm_caps;	/* in: PMC_CAP_*; USER/SYSTEM: the modes (above) */
 	__u32	pm_cpu;		/* in: CPU (SS/SC) or PMC_CPU_ANY (TS/TC) */
 	__u32	pm_class;	/* in: enum pmc_class */
 	__u32	pm_ev;		/* in: event code (PMC_EV_*) */
