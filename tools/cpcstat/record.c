@@ -264,24 +264,20 @@ static bool names_modes(const char *spec)
 }
 
 /*
- * Sampling the kernel too needs privilege (perf's paranoid rules): where it
- * was refused and the user did not choose the modes, sample user mode only,
- * as perf record does. True if *SPEC was changed to retry.
+ * Sampling the kernel too needs privilege (perf's paranoid rules): where the
+ * user did not choose the modes, the driver samples user mode only, as perf
+ * record does (pmc(4)); say so once, from the modes the PMC got.
  */
-static bool user_only_retry(const struct record *r, const char **spec, char *buf, size_t len)
+static void user_only_note(const struct record *r, const char *spec, pmc_id_t id)
 {
 	static bool told;
-	size_t n = strlen(*spec);
+	uint32_t caps;
 
-	if ((errno != EPERM && errno != EACCES) || names_modes(*spec) || n + 5 > len)
-		return false;
-	memmove(buf, *spec, n);	/* *SPEC may be BUF itself */
-	memcpy(buf + n, ",usr", 5);
-	*spec = buf;
-	if (!told)
-		fprintf(stderr, "%s: sampling user mode only (the kernel needs privilege)\n", r->prog);
+	if (told || names_modes(spec) || pmc_capabilities(id, &caps) ||
+	    (caps & PMC_CAP_SYSTEM))
+		return;
+	fprintf(stderr, "%s: sampling user mode only (the kernel needs privilege)\n", r->prog);
 	told = true;
-	return true;
 }
 
 static int allocate(struct record *r)
@@ -323,10 +319,9 @@ static int allocate(struct record *r)
 					goto fail;
 				}
 			} else if (pmc_allocate(spec, PMC_MODE_TS, flags, (int)PMC_CPU_ANY, &id, period)) {
-				if (!user_only_retry(r, &spec, buf, sizeof(buf)) ||
-				    pmc_allocate(spec, PMC_MODE_TS, flags, (int)PMC_CPU_ANY, &id, period))
-					goto fail;
+				goto fail;
 			}
+			user_only_note(r, spec, id);
 			if (add_id(r, id))
 				goto fail;
 		}
