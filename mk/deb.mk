@@ -37,7 +37,9 @@ DEB_VM_TIMEOUT ?= 2400
 DEB_VM_JOBS ?= $(shell nproc)
 DEB_VM_ARGS ?=
 
-.PHONY: deb deb-build deb-lint
+CHECK_STEPS += deb-check
+
+.PHONY: deb deb-build deb-lint deb-check
 
 # The tree is copied with git's list of files (tracked, and new ones not
 # ignored), so nothing built in the work tree gets into the packages.
@@ -77,3 +79,33 @@ deb-lint:
 deb:
 	@$(MAKE) --no-print-directory deb-build
 	@$(MAKE) --no-print-directory deb-lint
+
+# deb-check: make deb (its two halves, one TAP line each), then the VM
+# test on every kernel (selftests/deb/vm-check, its lines numbered here).
+# Under `make check` the step exits 0 once its TAP file is written; run
+# alone, it exits 1 on any failure.
+deb-check:
+	@mkdir -p $(BUILD)/check $(BUILD)/vm
+	@tap=$(BUILD)/check/deb-check.tap; rm -f $$tap; \
+	{ start=$$(date +%s); \
+	  if DEB_BUILD_OPTIONS="nocheck $(DEB_BUILD_OPTIONS)" $(MAKE) --no-print-directory deb-build \
+			> $(BUILD)/check/deb-build.log 2>&1; then \
+		echo "ok - deb: make deb builds $(DEB_PACKAGES) ($$(( $$(date +%s) - start )) s)"; built=1; \
+	  else \
+		echo "not ok - deb: make deb failed"; tail -n 30 $(BUILD)/check/deb-build.log | sed 's/^/# /'; built=0; \
+	  fi; \
+	  if [ $$built = 1 ]; then \
+		if $(MAKE) --no-print-directory deb-lint > $(BUILD)/check/deb-lint.log 2>&1; then \
+			echo "ok - deb: lintian: no error or warning tag"; \
+		else echo "not ok - deb: lintian"; sed 's/^/# /' $(BUILD)/check/deb-lint.log; fi; \
+		kernels="$(strip $(DEB_KERNELS))"; \
+		if [ -z "$$kernels" ]; then \
+			echo "ok - deb: install test # SKIP no kernel with its headers (/boot/vmlinuz-*, /lib/modules/*/build)"; \
+		else \
+			echo "# install test in the VM on: $$kernels ($(DEB_VM_JOBS) at a time)"; \
+			DEB_VM_TIMEOUT=$(DEB_VM_TIMEOUT) DEB_VM_ARGS="$(DEB_VM_ARGS)" \
+			$(TOP)/selftests/deb/vm-check $(DEB_OUT) $(PMC_VERSION) $(DEB_VM_JOBS) $$kernels; \
+		fi; \
+	  fi; \
+	} 2>&1 | awk '/^(not )?ok /{ n++; sub(/^ok /, "ok " n " "); sub(/^not ok /, "not ok " n " ") } { print; fflush() }' | tee $$tap; \
+	if [ $(MAKELEVEL) -eq 0 ] && grep -q '^not ok' $$tap; then exit 1; fi
