@@ -60,9 +60,13 @@ deb-build:
 	{ echo "pmc ($(PMC_VERSION)) unstable; urgency=medium"; echo; \
 	  echo "  * pmc $(PMC_VERSION), built from git $$rev."; echo; \
 	  echo " -- $$maint  $$(LC_ALL=C date -R -u -d @$$when)"; } > $(DEB_SRC)/debian/changelog
+	@# Our make's variables (MAKEFLAGS, BUILD=... given to it) stay out of
+	@# the package build: its `make clean` would remove $$(BUILD).
 	@echo "  DEB     $(DEB_OUT) (dpkg-buildpackage -j$(DEB_JOBS); log in $(DEB_OUT)/build.log)"
 	@start=$$(date +%s); \
-	if ! (cd $(DEB_SRC) && dpkg-buildpackage -us -uc -j$(DEB_JOBS)) > $(DEB_OUT)/build.log 2>&1; then \
+	if ! (cd $(DEB_SRC) && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u MAKEOVERRIDES \
+			-u BUILD -u KDIR -u KVER dpkg-buildpackage -us -uc -j$(DEB_JOBS)) \
+			> $(DEB_OUT)/build.log 2>&1; then \
 		tail -n 40 $(DEB_OUT)/build.log; echo "deb: dpkg-buildpackage failed" >&2; exit 1; fi; \
 	echo "  DONE    $$(cd $(DEB_OUT) && ls *.deb | tr '\n' ' ')in $$(( $$(date +%s) - start )) s"
 
@@ -107,5 +111,8 @@ deb-check:
 			$(TOP)/selftests/deb/vm-check $(DEB_OUT) $(PMC_VERSION) $(DEB_VM_JOBS) $$kernels; \
 		fi; \
 	  fi; \
-	} 2>&1 | awk '/^(not )?ok /{ n++; sub(/^ok /, "ok " n " "); sub(/^not ok /, "not ok " n " ") } { print; fflush() }' | tee $$tap; \
+	} 2>&1 | { n=0; while IFS= read -r l; do case $$l in \
+		"ok "*) n=$$((n + 1)); l="ok $$n $${l#ok }" ;; \
+		"not ok "*) n=$$((n + 1)); l="not ok $$n $${l#not ok }" ;; esac; \
+		printf '%s\n' "$$l"; done; } | tee $$tap; \
 	if [ $(MAKELEVEL) -eq 0 ] && grep -q '^not ok' $$tap; then exit 1; fi
