@@ -12,7 +12,8 @@ DEPS_PACKAGES := \
 	linux-image-amd64 linux-headers-amd64 linux-source-6.1 kmod dkms \
 	qemu-system-x86 busybox-static cpio \
 	check libatf-dev libpfm4-dev libelf-dev libdw-dev linux-perf \
-	groff-base man-db libxml2-utils
+	groff-base man-db libxml2-utils \
+	dpkg-dev debhelper dh-dkms lintian adduser udev
 
 .PHONY: deps
 deps:
