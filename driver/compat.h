@@ -71,6 +71,22 @@ static inline struct file *pmc_get_mm_exe_file(struct mm_struct *mm)
 }
 
 /*
+ * The path @file was opened with, the one /proc/PID/maps shows. Overlayfs
+ * maps the underlying file (a "backing file") in the overlay file's place:
+ * until 6.8 its f_path was the overlay path (open_with_fake_path()); from
+ * 6.8 f_path is the underlying file's own and file_user_path() gives the
+ * overlay one.
+ */
+static inline const struct path *pmc_file_user_path(const struct file *file)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 8, 0)
+	return file_user_path(file);
+#else /* LINUX_VERSION_CODE < 6.8 */
+	return &file->f_path;
+#endif /* LINUX_VERSION_CODE >= 6.8 */
+}
+
+/*
  * The kprobe points of map_hooks.c. MAP_IN: perf_event_mmap(vma), called
  * by mmap_region() for every new mapping (6.1 and later). MAP_OUT: the
  * function every munmap path goes through, (mas/vmi, mm, start, len, ...):
