@@ -75,7 +75,9 @@ struct pmc_sample {
 };
 
 /*
- * struct pmc_sample_ring - one CPU's samples.
+ * struct pmc_sample_ring - one CPU's samples. Lock-free (the producers run
+ * in NMI): one producer at a time per CPU (@nest), one consumer (the drain,
+ * on the ring's CPU), acquire/release on @prod and @cons.
  * @prod:	entries produced; written by the handlers only (pmc_sample_commit())
  * @cons:	entries consumed; written by the drain only
  * @nest:	handlers filling an entry on this CPU (nesting guard)
@@ -302,7 +304,10 @@ static void pmc_sample_stage(struct pmc_sample *s)
 
 /*
  * irq_work of a ring: hard IRQ on the ring's CPU, so it never runs beside
- * the producer except as the interrupted party of an NMI.
+ * the producer except as the interrupted party of an NMI. On PREEMPT_RT
+ * (not IRQ_WORK_INIT_HARD) the CPU's irq_work kthread runs it, preemptible:
+ * a producer may then interrupt it at any point, which the ring's
+ * acquire/release protocol allows; it stages under the log's raw locks.
  */
 static void pmc_sample_drain(struct irq_work *work)
 {
