@@ -34,7 +34,7 @@ VM_CHECK_TIMEOUT ?= 1200
 # (README, "Supported kernels").
 CHECK_STEPS += $(addprefix vm-check-,$(CHECK_KVERS))
 CHECK_ALL ?= 0
-CHECK_RT_FILTER ?= core-attach core-threads sampling- ring faults- fuzz-
+CHECK_RT_FILTER ?= core-attach core-threads snapshot- sampling- ring faults- fuzz-
 vm_check_filter = $(if $(filter 1,$(CHECK_ALL)),,$(if $(filter rt-%,$(shell $(TOP)/tools/kernels flavour $(1))),$(CHECK_RT_FILTER)))
 
 # The selftests: fragments add `selftests:: files...` rules that build them
