@@ -35,7 +35,20 @@ VM_CHECK_TIMEOUT ?= 1200
 CHECK_STEPS += $(addprefix vm-check-,$(CHECK_KVERS))
 CHECK_ALL ?= 0
 CHECK_RT_FILTER ?= core-attach core-threads snapshot- sampling- ring faults- fuzz-
-vm_check_filter = $(if $(filter 1,$(CHECK_ALL)),,$(if $(filter rt-%,$(shell $(TOP)/tools/kernels flavour $(1))),$(CHECK_RT_FILTER)))
+vm_check_filter = $(if $(filter 1,$(CHECK_ALL)),,$(if $(call is_rt,$(1)),$(CHECK_RT_FILTER)))
+is_rt = $(filter rt-%,$(shell $(TOP)/tools/kernels flavour $(1)))
+# A PREEMPT_RT kernel runs the suite slower under TCG (threaded interrupts,
+# sleeping spinlocks, slower grace periods: faults-soak's load/unload cycles
+# took 2.5 times as long as on 6.12, 400 s for 200): per test
+# VM_RT_TEST_TIMEOUT s (run-all's limit, default 600), per suite
+# VM_RT_CHECK_TIMEOUT s (2400); make check (not check-all) runs faults-soak
+# with CHECK_RT_SOAK_CYCLES cycles (50; 200 on the other kernels).
+VM_RT_TEST_TIMEOUT ?= 600
+VM_RT_CHECK_TIMEOUT ?= 2400
+CHECK_RT_SOAK_CYCLES ?= 50
+vm_check_rt_args = $(if $(call is_rt,$(1)),--timeout $(VM_RT_CHECK_TIMEOUT) \
+	--env PMC_TEST_TIMEOUT=$(or $(PMC_TEST_TIMEOUT),$(VM_RT_TEST_TIMEOUT)) \
+	$(if $(filter 1,$(CHECK_ALL)),,--env PMC_SOAK_CYCLES=$(CHECK_RT_SOAK_CYCLES)))
 
 # The selftests: fragments add `selftests:: files...` rules that build them
 # into $(BUILD)/selftests/bin/ (double-colon, so any number may).
@@ -82,7 +95,7 @@ vm-check: module
 define vm_check_rules
 .PHONY: vm-check-$(1)
 vm-check-$(1): modules-$(1)
-	$$(call vm_check,vm-check-$(1),--kver $(1) --modules-tree $(KERNELS_DIR)/$(1),$$(call vm_check_filter,$(1)))
+	$$(call vm_check,vm-check-$(1),--kver $(1) --modules-tree $(KERNELS_DIR)/$(1) $$(call vm_check_rt_args,$(1)),$$(call vm_check_filter,$(1)))
 endef
 $(foreach k,$(KMOD_KVERS),$(eval $(call vm_check_rules,$(k))))
 
