@@ -4,6 +4,7 @@
 #
 #   make deps     install the Debian packages the build and tests need
 #   make          build driver/pmc.ko, the libraries and the tools
+#                 (KVER=<release> for another installed kernel, KVER=all)
 #   make check    host unit tests, checkpatch, DKMS build check, VM suite
 #   make run      load the module (here or in the test VM) and demonstrate it
 #
@@ -14,9 +15,20 @@ SHELL := /bin/bash
 TOP := $(CURDIR)
 BUILD ?= $(TOP)/build
 
-# KDIR: the running kernel's build dir if it exists, else that of Debian's
-# default kernel (the one linux-headers-amd64 depends on), else the newest
-# installed one.  tools/kdir-default does the finding, for pmc-vm too.
+# The kernel to build for: KVER=<release> (an installed one:
+# /lib/modules/<release>/build), or KDIR=<kernel build dir>.  Neither given:
+# the running kernel's build dir if it exists, else that of Debian's default
+# kernel (the one linux-headers-amd64 depends on), else the newest installed
+# one (tools/kdir-default, for pmc-vm too).  KVER=all, or a list of
+# releases, builds the module for each into $(BUILD)/kernels/<release>/
+# (mk/kernels.mk); `make kernels` lists the ones `make check` covers.
+ifneq ($(strip $(KVER)),)
+KVER_LIST := $(shell $(TOP)/tools/kernels resolve $(KVER))
+ifeq ($(words $(KVER_LIST)),1)
+override KVER := $(KVER_LIST)
+KDIR ?= /lib/modules/$(KVER)/build
+endif
+endif
 KDIR ?= $(shell $(TOP)/tools/kdir-default)
 KVER ?= $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"/\1/p' \
 	$(KDIR)/include/generated/utsrelease.h 2>/dev/null)

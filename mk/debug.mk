@@ -11,6 +11,12 @@
 #                      suite, the long fuzzer run and a kmemleak scan; fail on
 #                      any kernel report.  Not part of `make check`.
 #
+# DEBUG_FLAVOUR=rt: the same for PREEMPT_RT (kconfig/debug-rt.config on top
+# of kconfig/debug.config; lockdep's PROVE_RAW_LOCK_NESTING checks the RT
+# lock rules) from /usr/src/linux-source-$(DEBUG_RT_SERIES).tar.xz, in
+# $(BUILD)/debug-kernel-rt and $(BUILD)/debug-module-rt; check-debug then
+# boots it (tools/pmc-vm --kernel debug-rt).
+#
 # Variables: DEBUG_KERNEL_JOBS (make -j, default: the number of CPUs),
 # DEBUG_KERNEL_NICE (default 19: the build takes idle CPU only),
 # DEBUG_FUZZ_OPS (default 1000000), DEBUG_FAULT_OPS (the run with 3 % of the
@@ -18,9 +24,13 @@
 # 14400), DEBUG_VM_ARGS (more pmc-vm options), DEBUG_FILTER (run-all filter:
 # no fuzzer run then, unless DEBUG_FUZZ_OPS or DEBUG_FAULT_OPS is given).
 
-DEBUG_KERNEL := $(BUILD)/debug-kernel
-DEBUG_MODULE := $(BUILD)/debug-module
-DEBUG_KCONFIG := $(TOP)/kconfig/debug.config
+DEBUG_FLAVOUR ?=
+DEBUG_RT_SERIES ?= 6.12
+DEBUG_SUFFIX := $(if $(DEBUG_FLAVOUR),-$(DEBUG_FLAVOUR))
+DEBUG_KERNEL := $(BUILD)/debug-kernel$(DEBUG_SUFFIX)
+DEBUG_MODULE := $(BUILD)/debug-module$(DEBUG_SUFFIX)
+DEBUG_KCONFIG := $(TOP)/kconfig/debug.config $(if $(DEBUG_FLAVOUR),$(TOP)/kconfig/debug-$(DEBUG_FLAVOUR).config)
+DEBUG_TARBALL := $(if $(filter rt,$(DEBUG_FLAVOUR)),$(wildcard /usr/src/linux-source-$(DEBUG_RT_SERIES).tar.xz),$(KSRC_TARBALL))
 DEBUG_KERNEL_JOBS ?= $(shell nproc)
 DEBUG_KERNEL_NICE ?= 19
 DEBUG_FUZZ_OPS ?= 1000000
@@ -37,10 +47,10 @@ DEBUG_SKIP_ARCHES := alpha arc arm arm64 csky hexagon ia64 loongarch m68k microb
 .PHONY: debug-kernel debug-module check-debug
 
 $(DEBUG_KERNEL)/.source:
-	@test -n "$(KSRC_TARBALL)" || { echo "error: no /usr/src/linux-source-*.tar.xz; run 'make deps'" >&2; exit 1; }
+	@test -n "$(DEBUG_TARBALL)" || { echo "error: no linux-source tarball in /usr/src for the debug kernel$(DEBUG_SUFFIX); run 'make deps'" >&2; exit 1; }
 	@mkdir -p $(DEBUG_KERNEL)
-	@echo "  EXTRACT $(KSRC_TARBALL) -> $(DEBUG_KERNEL)"
-	@nice -n $(DEBUG_KERNEL_NICE) tar -xJf $(KSRC_TARBALL) -C $(DEBUG_KERNEL) \
+	@echo "  EXTRACT $(DEBUG_TARBALL) -> $(DEBUG_KERNEL)"
+	@nice -n $(DEBUG_KERNEL_NICE) tar -xJf $(DEBUG_TARBALL) -C $(DEBUG_KERNEL) \
 		--strip-components=1 $(foreach a,$(DEBUG_SKIP_ARCHES),--exclude='*/arch/$(a)')
 	@# crypto/Kconfig sources every architecture's crypto/Kconfig (inside an
 	@# "if ARM" ...): empty files stand in for the ones not extracted.
@@ -49,23 +59,29 @@ $(DEBUG_KERNEL)/.source:
 		[ -e "$$f" ] || { mkdir -p "$${f%/*}" && : > "$$f"; }; done
 	@touch $@
 
-# x86_64_defconfig + the fragment; every line of the fragment must survive
-# olddefconfig (a misspelt or unmet option fails here, not at boot).
+# x86_64_defconfig + the fragments (a later fragment's line for an option
+# replaces an earlier one's: .fragment is what is merged); every line of
+# .fragment must survive olddefconfig (a misspelt or unmet option fails
+# here, not at boot).
 $(DEBUG_KERNEL)/.config.stamp: $(DEBUG_KERNEL)/.source $(DEBUG_KCONFIG)
-	@echo "  CONFIG  $(DEBUG_KERNEL)/.config (x86_64_defconfig + kconfig/debug.config)"
+	@echo "  CONFIG  $(DEBUG_KERNEL)/.config (x86_64_defconfig + $(notdir $(DEBUG_KCONFIG)))"
+	@cat $(DEBUG_KCONFIG) | awk '{ o = $$0; if (o ~ /^# CONFIG_[A-Za-z0-9_]+ is not set/) o = $$2; \
+		else if (o ~ /^CONFIG_/) sub(/=.*/, "", o); else next; \
+		if (!(o in at)) order[n++] = o; at[o] = $$0 } \
+		END { for (i = 0; i < n; i++) print at[order[i]] }' > $(DEBUG_KERNEL)/.fragment
 	@$(DEBUG_KMAKE) -s x86_64_defconfig
 	@cd $(DEBUG_KERNEL) && KCONFIG_CONFIG=.config \
-		scripts/kconfig/merge_config.sh -m -O . .config $(DEBUG_KCONFIG) > .merge.log 2>&1 || \
+		scripts/kconfig/merge_config.sh -m -O . .config .fragment > .merge.log 2>&1 || \
 		{ cat .merge.log; exit 1; }
 	@$(DEBUG_KMAKE) -s olddefconfig
 	@bad=0; while read -r line; do \
 		case $$line in \
 		'# CONFIG_'*' is not set') opt=$${line#\# }; opt=$${opt%% *}; \
-			grep -q "^$$opt=" $(DEBUG_KERNEL)/.config && { echo "debug.config: $$opt is set"; bad=1; } ;; \
+			grep -q "^$$opt=" $(DEBUG_KERNEL)/.config && { echo "$(notdir $(DEBUG_KCONFIG)): $$opt is set"; bad=1; } ;; \
 		CONFIG_*=*) grep -qxF "$$line" $(DEBUG_KERNEL)/.config || \
-			{ echo "debug.config: '$$line' not in .config: $$(grep "^$${line%%=*}=" $(DEBUG_KERNEL)/.config || echo unset)"; bad=1; } ;; \
+			{ echo "$(notdir $(DEBUG_KCONFIG)): '$$line' not in .config: $$(grep "^$${line%%=*}=" $(DEBUG_KERNEL)/.config || echo unset)"; bad=1; } ;; \
 		esac; \
-	done < $(DEBUG_KCONFIG); exit $$bad
+	done < $(DEBUG_KERNEL)/.fragment; exit $$bad
 	@touch $@
 
 $(DEBUG_KERNEL)/.built: $(DEBUG_KERNEL)/.config.stamp
@@ -91,12 +107,9 @@ DEBUG_PMC_KO := $(DEBUG_MODULE)/driver/pmc.ko
 DEBUG_TESTPMU_KO := $(DEBUG_MODULE)/selftests/testpmu/testpmu.ko
 
 $(DEBUG_PMC_KO): $(DEBUG_KERNEL)/.built $(addprefix $(TOP)/,$(DEBUG_MODULE_SRCS))
-	@mkdir -p $(DEBUG_MODULE)
-	@cd $(TOP) && rsync -a --relative $(DEBUG_MODULE_SRCS) $(DEBUG_MODULE)/
-	@# A source removed from driver/ must not stay in the copy (Kbuild takes *.c).
-	@cd $(DEBUG_MODULE) && for f in driver/*/*.c driver/arch/*/*.c selftests/testpmu/*.c; do \
-		[ -e "$$f" ] || continue; case $$f in *.mod.c) continue ;; esac; \
-		[ -e "$(TOP)/$$f" ] || rm -f "$$f"; done
+	@# The copy of mk/kernels.mk (no rsync): a source removed from the
+	@# tree goes from the copy too (Kbuild takes every *.c).
+	@$(call kmod_sync,$(DEBUG_MODULE))
 	$(MAKE) -C $(DEBUG_KERNEL) M=$(DEBUG_MODULE)/driver W=1 modules
 	$(MAKE) -C $(DEBUG_KERNEL) M=$(DEBUG_MODULE)/selftests/testpmu W=1 modules
 	@touch $@
@@ -146,9 +159,10 @@ DEBUG_PARTS := $(if $(DEBUG_FILTER),all,$(if $(filter 1,$(DEBUG_PARALLEL)),suite
 define debug_guest
 	tap=$(BUILD)/check/check-debug-$(1).tap; res=$(BUILD)/vm/debug-$(1)-result; \
 	log=$(BUILD)/vm/debug-$(1)-console.log; rm -f $$tap $$res; start=$$(date +%s); \
-	PMC_VM_PVH=0 PMC_VM_IGNORE='$(DEBUG_VM_IGNORE)' $(PMC_VM) --kernel debug --module $(DEBUG_PMC_KO) \
+	PMC_VM_PVH=0 PMC_VM_IGNORE='$(DEBUG_VM_IGNORE)' $(PMC_VM) --kernel debug$(DEBUG_SUFFIX) --module $(DEBUG_PMC_KO) \
 		--smp 2 --mem 2G --timeout $(DEBUG_VM_TIMEOUT) --log $$log --result $$res \
 		--env PMC_DEBUG_PART=$(1) --env PMC_DEBUG_FUZZ_GUESTS=$(DEBUG_FUZZ_GUESTS) \
+		--env PMC_DEBUG_MODULES=$(DEBUG_MODULE) \
 		--env PMC_DEBUG_FUZZ_OPS=$(DEBUG_FUZZ_OPS) --env PMC_DEBUG_FAULT_OPS=$(DEBUG_FAULT_OPS) \
 		$(if $(filter command line environment,$(origin DEBUG_FUZZ_OPS) $(origin DEBUG_FAULT_OPS)),--env PMC_DEBUG_FUZZ_FORCE=1) \
 		$(if $(PMC_TEST_TIMEOUT),--env PMC_TEST_TIMEOUT=$(PMC_TEST_TIMEOUT)) \

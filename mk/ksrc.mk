@@ -2,7 +2,12 @@
 # Files taken from the installed linux-source tarball at build time (never
 # copied into the repository): checkpatch.pl and the kselftest harness.
 
-KSRC_TARBALL ?= $(shell ls /usr/src/linux-source-*.tar.xz 2>/dev/null | sort -V | tail -n 1)
+# The tarball of the default kernel's series (linux-source-6.1 on Debian 12),
+# else the newest: the kselftest harness changes between series (6.12's trips
+# -Wclobbered in our tests), so the one used is chosen, not whatever is newest.
+KSRC_SERIES := $(shell $(TOP)/tools/kernels series $$($(TOP)/tools/kernels resolve default) 2>/dev/null)
+KSRC_TARBALL ?= $(or $(wildcard /usr/src/linux-source-$(KSRC_SERIES).tar.xz),\
+	$(shell ls /usr/src/linux-source-*.tar.xz 2>/dev/null | sort -V | tail -n 1))
 KSRC := $(BUILD)/ksrc
 KSRC_FILES := scripts/checkpatch.pl scripts/spelling.txt scripts/const_structs.checkpatch \
 	tools/testing/selftests/kselftest_harness.h tools/testing/selftests/kselftest.h

@@ -33,24 +33,31 @@ checkpatch: $(KSRC)/.stamp
 		fi; \
 	done | tee $(BUILD)/check/checkpatch.tap
 
-# dkms.conf builds and installs in a scratch DKMS tree for KDIR's kernel.
+# dkms.conf builds and installs in a scratch DKMS tree, for every kernel of
+# CHECK_KVERS (mk/kernels.mk; KDIR's kernel too when it is not one of them):
+# one TAP line per kernel.
 DKMS_TREE := $(BUILD)/dkms
+DKMS_KVERS = $(CHECK_KVERS) $(filter-out $(CHECK_KVERS),$(KVER))
 PMC_VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
 .PHONY: dkms-check
 dkms-check:
 	@mkdir -p $(BUILD)/check
-	@rm -rf $(DKMS_TREE); mkdir -p $(DKMS_TREE)/src/pmc-$(PMC_VERSION) \
-		$(DKMS_TREE)/tree $(DKMS_TREE)/install/$(KVER)
+	@rm -rf $(DKMS_TREE); mkdir -p $(DKMS_TREE)/src/pmc-$(PMC_VERSION) $(DKMS_TREE)/tree
 	@git ls-files -z | grep -z -v '^\(bench\|docs\|libpmc\|libcpc\|tools\|selftests\)/' | \
 		xargs -0 cp --parents -t $(DKMS_TREE)/src/pmc-$(PMC_VERSION)
-	@args="--dkmstree $(DKMS_TREE)/tree --sourcetree $(DKMS_TREE)/src --installtree $(DKMS_TREE)/install -m pmc -v $(PMC_VERSION) -k $(KVER)"; \
-	if dkms add $$args > $(DKMS_TREE)/log 2>&1 && \
-	   dkms build $$args >> $(DKMS_TREE)/log 2>&1 && \
-	   dkms install --force $$args >> $(DKMS_TREE)/log 2>&1 && \
-	   find $(DKMS_TREE)/install -name 'pmc.ko*' | grep -q .; then \
-		echo "ok 1 dkms build and install for $(KVER)"; \
-	else \
-		echo "not ok 1 dkms build and install for $(KVER)"; \
-		sed 's/^/# /' $(DKMS_TREE)/log; \
-		cat $(DKMS_TREE)/tree/pmc/$(PMC_VERSION)/build/make.log 2>/dev/null | sed 's/^/# /'; \
-	fi | tee $(BUILD)/check/dkms-check.tap
+	@n=0; common="--dkmstree $(DKMS_TREE)/tree --sourcetree $(DKMS_TREE)/src -m pmc -v $(PMC_VERSION)"; \
+	dkms add $$common > $(DKMS_TREE)/log 2>&1; \
+	for k in $(DKMS_KVERS); do \
+		n=$$((n + 1)); log=$(DKMS_TREE)/log-$$k; cp $(DKMS_TREE)/log $$log; \
+		mkdir -p $(DKMS_TREE)/install/$$k; \
+		args="$$common --installtree $(DKMS_TREE)/install -k $$k"; \
+		if dkms build $$args >> $$log 2>&1 && \
+		   dkms install --force $$args >> $$log 2>&1 && \
+		   find $(DKMS_TREE)/install/$$k -name 'pmc.ko*' | grep -q .; then \
+			echo "ok $$n dkms build and install for $$k"; \
+		else \
+			echo "not ok $$n dkms build and install for $$k"; \
+			sed 's/^/# /' $$log; \
+			cat $(DKMS_TREE)/tree/pmc/$(PMC_VERSION)/build/make.log 2>/dev/null | sed 's/^/# /'; \
+		fi; \
+	done | tee $(BUILD)/check/dkms-check.tap

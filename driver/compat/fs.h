@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * compat/fs.h - <linux/fs.h>: a reference to a file found under RCU
- * (get_file_rcu()), here the executable file of an mm.
+ * (get_file_rcu()), here the executable file of an mm; and the path a
+ * mapped file was opened with (file_user_path()).
  *
  * get_mm_exe_file() is not exported, so the driver reads mm->exe_file
  * under rcu_read_lock() and takes its reference with get_file_rcu().
@@ -37,6 +38,26 @@ static inline struct file *pmc_get_mm_exe_file(struct mm_struct *mm)
 #endif /* PMC_KERNEL_GE(6, 7, 0) */
 	rcu_read_unlock();
 	return exe;
+}
+
+/*
+ * The path @file was opened with, the one /proc/PID/maps shows. Overlayfs
+ * maps the underlying file (a "backing file") in the overlay file's place.
+ * Any context.
+ *
+ * History:
+ *   up to 6.7	the backing file's f_path is the overlay path
+ *		(open_with_fake_path()).
+ *   6.8 on	f_path is the underlying file's own; file_user_path() gives
+ *		the overlay one.
+ */
+static inline const struct path *pmc_file_user_path(const struct file *file)
+{
+#if PMC_KERNEL_GE(6, 8, 0)
+	return file_user_path(file);
+#else /* !PMC_KERNEL_GE(6, 8, 0) */
+	return &file->f_path;
+#endif /* PMC_KERNEL_GE(6, 8, 0) */
 }
 
 #endif /* _PMC_COMPAT_FS_H */

@@ -54,7 +54,8 @@ struct pmc_sr_slot {
  * @refs:	the vmas mapping it
  * @lock:	raw spinlock, IRQs off: the seqcount writer side; protects
  *		@oncpu, @n, @slots and the page. Taken by the ops (owner's
- *		lock held) and the sched_switch probe; innermost.
+ *		lock held) and the sched_switch probe; innermost. Raw for the
+ *		probe (rq lock held): a spinlock_t sleeps on PREEMPT_RT.
  * @po:		the owner (a reference)
  * @task:	the thread it describes (a reference)
  * @oncpu:	@task is running (between its switch-in and switch-out)

@@ -40,7 +40,8 @@
  * @lock:	protects @n and @pms: taken by the timer (hard IRQ) and by
  *		process context (members join and leave, owner's lock held),
  *		IRQs off; the log's staging locks nest inside it. Never held
- *		around hrtimer_cancel().
+ *		around hrtimer_cancel(). Raw: the timer is a _HARD hrtimer,
+ *		in hard IRQ on PREEMPT_RT too.
  * @po:		the owner (the PMCs hold it)
  * @group:	the set (pm_group), 0 for a PMC alone
  * @cpu:	the CPU

@@ -74,7 +74,8 @@ static void pmc_log_maps(struct pmc_log_state *log, struct mm_struct *mm,
 		for_each_vma(vmi, vma) {
 			if (!(vma->vm_flags & VM_EXEC) || !vma->vm_file)
 				continue;
-			path = d_path(&vma->vm_file->f_path, buf, PATH_MAX);
+			path = d_path(pmc_file_user_path(vma->vm_file), buf,
+				      PATH_MAX);
 			if (!IS_ERR(path))
 				pmc_log_map_in(log, pid, vma, path);
 		}
@@ -207,11 +208,13 @@ static u64 pmc_pie_base(struct mm_struct *mm, struct file *exe)
 
 		for_each_vma(vmi, vma) {
 			/*
-			 * The same path, or the same inode: overlayfs maps
-			 * the underlying file, opened with the overlay path.
+			 * The same path (as the user opened it: overlayfs
+			 * maps the underlying file in the overlay file's
+			 * place), or the same inode.
 			 */
 			if (vma->vm_file && vma->vm_pgoff == 0 &&
-			    (path_equal(&vma->vm_file->f_path, &exe->f_path) ||
+			    (path_equal(pmc_file_user_path(vma->vm_file),
+					&exe->f_path) ||
 			     file_inode(vma->vm_file) == file_inode(exe))) {
 				start = vma->vm_start;
 				break;
@@ -363,7 +366,8 @@ static void pmc_map_in_fn(struct callback_head *cb)
 	}
 	vma = vma_lookup(mm, w->start);
 	if (vma && (vma->vm_flags & VM_EXEC) && vma->vm_file) {
-		path = d_path(&vma->vm_file->f_path, buf, PATH_MAX);
+		path = d_path(pmc_file_user_path(vma->vm_file), buf,
+			      PATH_MAX);
 		if (!IS_ERR(path))
 			pmc_log_map_in(log, pmc_log_pid(log, current, true),
 				       vma, path);

@@ -69,7 +69,8 @@ struct pmc_logbuf {
  * @lock:	protects @cur (and its @fill) and @full. A raw spinlock taken
  *		with IRQs off, from process, tracepoint (sched_switch with the
  *		rq lock held included) and hard IRQ context, never from NMI;
- *		nothing is taken inside it but the owner's pool_lock.
+ *		nothing is taken inside it but the owner's pool_lock. Raw
+ *		because of those contexts: a spinlock_t sleeps on PREEMPT_RT.
  * @cur:	the buffer records are appended to, NULL until needed
  * @full:	buffers filled on this CPU, oldest first, for the publisher
  */
@@ -101,7 +102,8 @@ enum pmc_log_wmode {
  * @dead:	the owner is gone: nothing is staged any more
  * @cpu:	per-CPU staging
  * @pool_lock:	protects @free and @nfree (raw; any context but NMI, IRQs off;
- *		nests inside a pmc_log_cpu.lock)
+ *		nests inside a pmc_log_cpu.lock; raw for the hard IRQ and
+ *		tracepoint stagers on PREEMPT_RT)
  * @out:	the file's output buffer being filled, under @pub_lock
  * @drops_file:	records the file could not take (no buffer), not yet
  *		reported; under @pub_lock

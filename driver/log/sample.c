@@ -30,6 +30,7 @@
 
 #include <linux/irq_work.h>
 #include <linux/mm.h>
+#include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/perf_event.h>
 #include <linux/ptrace.h>
@@ -74,7 +75,9 @@ struct pmc_sample {
 };
 
 /*
- * struct pmc_sample_ring - one CPU's samples.
+ * struct pmc_sample_ring - one CPU's samples. Lock-free (the producers run
+ * in NMI): one producer at a time per CPU (@nest), one consumer (the drain,
+ * on the ring's CPU), acquire/release on @prod and @cons.
  * @prod:	entries produced; written by the handlers only (pmc_sample_commit())
  * @cons:	entries consumed; written by the drain only
  * @nest:	handlers filling an entry on this CPU (nesting guard)
@@ -301,7 +304,10 @@ static void pmc_sample_stage(struct pmc_sample *s)
 
 /*
  * irq_work of a ring: hard IRQ on the ring's CPU, so it never runs beside
- * the producer except as the interrupted party of an NMI.
+ * the producer except as the interrupted party of an NMI. On PREEMPT_RT
+ * (not IRQ_WORK_INIT_HARD) the CPU's irq_work kthread runs it, preemptible:
+ * a producer may then interrupt it at any point, which the ring's
+ * acquire/release protocol allows; it stages under the log's raw locks.
  */
 static void pmc_sample_drain(struct irq_work *work)
 {
@@ -338,14 +344,37 @@ static void pmc_sample_drain(struct irq_work *work)
 
 /* ------------------------------------------------------------ lifecycle */
 
+/*
+ * Serialises the waits of pmc_sample_sync() (process context; taken under
+ * no lock of the driver's or the kernel's, nothing is taken inside it). The
+ * drains are not marked IRQ_WORK_INIT_HARD: on PREEMPT_RT they run in the
+ * per-CPU irq_work kthread, and irq_work_sync() then sleeps on the work's
+ * rcuwait, which has room for one waiter only: a second thread syncing the
+ * same work at once replaced the first, which was never woken (two pmc-fuzz
+ * threads hung at file release). One waiter at a time here.
+ */
+static DEFINE_MUTEX(pmc_sample_sync_lock);
+
 void pmc_sample_sync(void)
 {
 	int cpu;
 
 	/* Overflow handlers run with preemption off: RCU readers. */
 	synchronize_rcu();
-	for_each_possible_cpu(cpu)
-		irq_work_sync(&per_cpu(pmc_sample_rings, cpu).work);
+	/*
+	 * Every entry committed before the grace period is covered by a busy
+	 * (queued or running) drain: a work not busy now has nothing of the
+	 * caller's left. Skipping it spares irq_work_sync()'s grace period
+	 * on PREEMPT_RT; the works are static, never freed here.
+	 */
+	mutex_lock(&pmc_sample_sync_lock);
+	for_each_possible_cpu(cpu) {
+		struct irq_work *work = &per_cpu(pmc_sample_rings, cpu).work;
+
+		if (irq_work_is_busy(work))
+			irq_work_sync(work);
+	}
+	mutex_unlock(&pmc_sample_sync_lock);
 }
 
 int pmc_sample_init(void)

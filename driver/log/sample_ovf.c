@@ -49,8 +49,9 @@ struct pmc_ovf_work {
 
 /*
  * The pending overflows, for the one-per-set rule. pmc_ovf_lock: a raw
- * spinlock taken with IRQs off, from the drain (hard IRQ) and the
- * task_work (process context); innermost.
+ * spinlock taken with IRQs off, from the drain (hard IRQ; the irq_work
+ * kthread on PREEMPT_RT) and the task_work (process context); innermost.
+ * Raw for the hard IRQ drain.
  */
 static LIST_HEAD(pmc_ovf_pending);
 static DEFINE_RAW_SPINLOCK(pmc_ovf_lock);

@@ -22,8 +22,8 @@
  * calls, without perf's throttling, event_limit and sigtrap bookkeeping (see
  * testpmu_handle_overflows()).
  *
- * The PMU uses perf's software context, not perf_hw_context (no
- * multiplexing: see testpmu_init()), and its struct pmu outlives the module
+ * The PMU uses perf's software context, not perf_hw_context (see
+ * testpmu_init()), and its struct pmu outlives the module
  * (see testpmu_exit()), so that it can be unloaded and loaded again safely.
  *
  * Never installed (DKMS and `make install` build driver/ only): tests load it
@@ -716,9 +716,11 @@ static int __init testpmu_init(void)
 	pmu = &testpmu_pmu->pmu;
 	pmu->module = THIS_MODULE;
 	/*
-	 * The software context, not perf_hw_context: see testpmu_exit(). It
-	 * also means no multiplexing: a flexible event that finds no free
-	 * counter waits (time_running < time_enabled); a pinned one errors.
+	 * The software context, not perf_hw_context: see testpmu_exit().
+	 * Before 6.2 it also meant no multiplexing (a flexible event that
+	 * found no free counter waited); from 6.2 perf rotates the flexible
+	 * events of every PMU (selftests/testpmu/exhaust_test.c). A pinned
+	 * event that finds none errors on both.
 	 */
 	pmu->task_ctx_nr = perf_sw_context;
 	pmu->attr_groups = testpmu_attr_groups;
