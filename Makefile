@@ -45,6 +45,8 @@ ALL_TARGETS :=
 CLEAN_FILES :=
 # Each check step is a target that writes $(BUILD)/check/<name>.tap.
 CHECK_STEPS :=
+# Steps that run after all the others (the package install test, arm64).
+CHECK_STEPS_LAST :=
 
 .PHONY: all module clean check deps run install
 all: module
@@ -65,9 +67,9 @@ clean:
 # "N passed, N failed" line from the TAP files the steps wrote.
 check:
 	@rm -rf $(BUILD)/check; mkdir -p $(BUILD)/check
-	@for s in $(CHECK_STEPS); do \
+	@for s in $(CHECK_STEPS) $(CHECK_STEPS_LAST); do \
 		echo "=== $$s"; \
 		$(MAKE) --no-print-directory $$s || \
 			echo "not ok - $$s: step exited non-zero" >> $(BUILD)/check/$$s.tap; \
 	done
-	@$(TOP)/tools/check-summary $(BUILD)/check $(CHECK_STEPS)
+	@$(TOP)/tools/check-summary $(BUILD)/check $(CHECK_STEPS) $(CHECK_STEPS_LAST)

@@ -80,8 +80,34 @@ arm64-module: arm64-root arm64-src
 # in a one-CPU guest (QEMU's PMU counts exactly only there: docs/arm64.md).
 ARM64_SMOKE ?= arm64-
 ARM64_SMOKE_SMP ?= 1
-arm64-vm-smoke: arm64-module
+ARM64_CHECK_TIMEOUT ?= 900
+arm64-smoke-build: arm64-module
 	+$(ARM64_MAKE) $(ARM64_SRC)/build/selftests/bin/arm64-pmu \
 		$(ARM64_SRC)/build/selftests/arm64/loop
+
+arm64-vm-smoke: arm64-smoke-build
 	PMC_VM_ARM64=$(ARM64) $(PMC_VM) --arch arm64 --smp $(ARM64_SMOKE_SMP) -- \
 		selftests/run-all $(ARM64_SMOKE)
+
+# The check step (make check, after the x86 kernels): the smoke set's TAP,
+# then the guest's own verdict as one more line, as vm-check-<release> does.
+# A build failure is one "not ok" line; the step itself exits 0 once its TAP
+# file is written (tools/check-summary counts).
+CHECK_STEPS_LAST += arm64-check
+.PHONY: arm64-smoke-build arm64-check
+arm64-check:
+	@mkdir -p $(BUILD)/check $(BUILD)/vm $(ARM64); \
+	tap=$(BUILD)/check/arm64-check.tap; res=$(ARM64)/check-result; rm -f $$tap $$res; \
+	if ! $(MAKE) --no-print-directory arm64-smoke-build > $(ARM64)/check-build.log 2>&1; then \
+		tail -n 20 $(ARM64)/check-build.log; \
+		echo "not ok - arm64: the cross build failed (build/arm64/check-build.log)" | tee $$tap; \
+		exit 0; fi; \
+	PMC_VM_ARM64=$(ARM64) $(PMC_VM) --arch arm64 --smp $(ARM64_SMOKE_SMP) \
+		--log $(BUILD)/vm/arm64-check-console.log --result $$res \
+		--timeout $(ARM64_CHECK_TIMEOUT) -- selftests/run-all $(ARM64_SMOKE) | tee -a $$tap; \
+	st=$${PIPESTATUS[0]}; \
+	if [ -s $$res ]; then echo "not ok - arm64 vm: $$(head -n 1 $$res)"; \
+	else echo "ok - arm64 vm: boot, insmod/rmmod pmc.ko, guest kernel log clean"; \
+		if [ $$st -ne 0 ] && ! grep -q '^not ok ' $$tap; then \
+			echo "not ok - arm64 vm: selftests/run-all exited $$st"; fi; \
+	fi | tee -a $$tap
