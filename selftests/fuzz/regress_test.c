@@ -195,10 +195,10 @@ TEST_F_TIMEOUT(regress, owner_exit_blocked_writer, 60)
 /*
  * Bug "allocate-copyout-mmap-lock" (found by check-debug: lockdep, possible
  * circular locking dependency): PMCALLOCATE copies its result to user space
- * with the owner's lock held (driver/core.c pmc_op_pmcallocate():
+ * with the owner's lock held (driver/core/core.c pmc_op_pmcallocate():
  * copy_to_user() between pmc_owner_lock() and pmc_owner_unlock()), so
  * po->lock -> mm->mmap_lock (a fault takes mmap_lock); mmap of the ring
- * takes po->lock under mmap_lock (driver/ring.c pmc_ring_mmap() ->
+ * takes po->lock under mmap_lock (driver/log/ring.c pmc_ring_mmap() ->
  * pmc_owner_lock()): mmap_lock -> po->lock. A thread whose PMCALLOCATE
  * result page faults while another thread of the process maps the ring
  * deadlocks both (and every later mmap or fault of the process). Here:
@@ -241,7 +241,7 @@ TEST_F_TIMEOUT(regress, allocate_copyout_vs_ring_mmap, 60)
  * function called from invalid context, DEBUG_ATOMIC_SLEEP): the OVERFLOW
  * record of a PMC_F_OVF_SIGNAL PMC is staged with pmc_log_begin(), which
  * keeps IRQs off until pmc_log_end(), and its entries' values are read in
- * between (driver/sample_ovf.c pmc_ovf_record() -> pmc_core_read_value()
+ * between (driver/log/sample_ovf.c pmc_ovf_record() -> pmc_core_read_value()
  * -> pmc_virtual_read() -> perf_event_read_value(), which takes the perf
  * context's mutex): a mutex taken with IRQs off, in the overflowed
  * thread's task_work. Here: a ring (so the log takes records), a thread
@@ -303,7 +303,7 @@ TEST_F_TIMEOUT(regress, ovf_record_reads_in_process_context, 60)
  * deadlock. Here: a perf read(), an attach, then both mmaps: lockdep must
  * say nothing (a kernel without lockdep SKIPs that part), and the
  * self-read page must be built by the time mmap() returns. Fixed in
- * driver/ring.c and driver/selfread.c: mmap() takes no owner lock (the
+ * driver/log/ring.c and driver/core/selfread.c: mmap() takes no owner lock (the
  * log state has a lock of its own; the page is built by a task_work).
  */
 TEST_F_TIMEOUT(regress, attach_vs_ring_and_selfread_mmap, 60)
@@ -369,7 +369,7 @@ TEST_F_TIMEOUT(regress, attach_vs_ring_and_selfread_mmap, 60)
  * pid freed after an RCU grace period. Here children reap themselves
  * (SIGCHLD ignored) while the owner attaches to them: every attach gives
  * 0 or ESRCH, and the kernel logs no KASAN report (the whole VM run fails
- * on any oops). Fixed in driver/target.c: get_task_pid() before anything.
+ * on any oops). Fixed in driver/core/target.c: get_task_pid() before anything.
  */
 TEST_F_TIMEOUT(regress, attach_vs_reap, 60)
 {
