@@ -3,8 +3,8 @@
  * security_test.c - the driver's privilege checks, each refusal tried as
  * uid/gid 65534: system PMCs (unprivileged_syspmcs), kernel-mode counting
  * (perf_event_paranoid), PMCADMIN, attaching to others' processes
- * (ptrace_may_access() in read mode, unprivileged_proc_debug), and the
- * setuid-exec detach (with a setuid-root copy of this binary in /tmp).
+ * (ptrace_may_access() in read mode, unprivileged_proc_debug). The
+ * set-id exec rule is tested in selftests/porting/semantics_test.c.
  */
 #include "pmc_test.h"
 
@@ -21,29 +21,6 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
-
-#define SUID_PATH	"/tmp/pmc-core-suid"
-#define PLAIN_PATH	"/tmp/pmc-core-plain"
-/*
- * What the exec'd image spins. The setuid case may count what execve()
- * costs before the detach, which on the debug kernel (KASAN, lockdep)
- * under a loaded TCG host reached 60 ms: keep the spin well above twice
- * that.
- */
-#define EXEC_SPIN_NS	400000000ULL
-
-/*
- * "--spin-ns N": the exec'd (setuid) image only burns N ns of CPU. Runs
- * before the harness sees the arguments.
- */
-__attribute__((constructor))
-static void spin_mode(int argc, char **argv)
-{
-	if (argc == 3 && !strcmp(argv[1], "--spin-ns")) {
-		pmc_t_spin_ns(strtoull(argv[2], NULL, 10));
-		_exit(0);
-	}
-}
 
 FIXTURE(sec) {
 	mode_t dev_mode;
@@ -82,8 +59,6 @@ FIXTURE_TEARDOWN(sec)
 	if (self->have_yama)
 		pmc_t_sysctl_write("kernel/yama/ptrace_scope", self->yama,
 				   NULL, 0);
-	unlink(SUID_PATH);
-	unlink(PLAIN_PATH);
 }
 
 /* Each check below returns 0, or the line that failed (for the log). */
@@ -321,119 +296,6 @@ TEST_F(sec, attach_needs_ptrace_rights)
 	}
 	kill(sib, SIGKILL);
 	waitpid(sib, NULL, 0);
-}
-
-/* ---------------------------------------------------------------- setuid exec */
-
-/* Copy this binary to @path with @mode (root-owned). */
-static int copy_self(const char *path, mode_t mode)
-{
-	int in = open("/proc/self/exe", O_RDONLY | O_CLOEXEC), out;
-	struct stat st;
-	ssize_t n;
-
-	if (in < 0 || fstat(in, &st))
-		return -1;
-	unlink(path);
-	out = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0700);
-	if (out < 0)
-		return -1;
-	n = sendfile(out, in, NULL, (size_t)st.st_size);
-	close(in);
-	if (close(out) || n != st.st_size)
-		return -1;
-	return chmod(path, mode);
-}
-
-struct exec_args {
-	const char *path;
-	uint64_t value;		/* what the PMC counted */
-	int drop;		/* the target drops to 65534 first (root owner) */
-};
-
-static int exec_target(void *arg)
-{
-	struct exec_args *a = arg;
-	char ns[32];
-
-	snprintf(ns, sizeof(ns), "%llu", (unsigned long long)EXEC_SPIN_NS);
-	execl(a->path, a->path, "--spin-ns", ns, (char *)NULL);
-	return 99;
-}
-
-/*
- * Attach a task-clock PMC to a child that then execs @a->path and spins
- * there; what the PMC counted goes to a->value.
- */
-static int count_exec(void *arg)
-{
-	struct exec_args *a = arg;
-	struct pmc_t_child c = { 0 };
-	int fd = pmc_t_open(), st;
-	uint32_t id;
-
-	CHECK(fd >= 0);
-	CHECK(pmc_t_alloc_soft(fd, PMC_MODE_TC, 0, PMC_T_SW_TASK_CLOCK,
-			       PMC_CAP_USER, 0, &id) == 0);
-	CHECK(pmc_t_child_start(&c, exec_target, a) == 0);
-	CHECK(pmc_t_attach(fd, id, c.pid, 0) == 0);
-	CHECK(pmc_t_start(fd, id) == 0);
-	CHECK(pmc_t_child_go(&c) == 0);
-	CHECK(pmc_t_child_wait(&c, &st, NULL) == 0);
-	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
-	CHECK(pmc_t_read(fd, id, &a->value) == 0);
-	close(fd);
-	return 0;
-}
-
-static int exec_target_dropping(void *arg)
-{
-	if (pmc_t_drop_privileges())
-		return 98;
-	return exec_target(arg);
-}
-
-TEST_F(sec, setuid_exec_detaches_unprivileged_owners)
-{
-	struct exec_args *a;
-	struct pmc_t_child c = { 0 };
-	uint32_t id;
-	int fd, st;
-
-	a = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
-		 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	ASSERT_NE(MAP_FAILED, a);
-	ASSERT_EQ(0, copy_self(SUID_PATH, 04755));
-	ASSERT_EQ(0, copy_self(PLAIN_PATH, 0755));
-
-	/* An unprivileged owner: counts the plain image... */
-	a->path = PLAIN_PATH;
-	EXPECT_EQ(0, pmc_t_run_as_nobody(count_exec, a));
-	TH_LOG("plain exec: %llu ns counted", (unsigned long long)a->value);
-	EXPECT_LE(EXEC_SPIN_NS, a->value);
-	/* ...but not the setuid one: the target is detached at its exec. */
-	a->path = SUID_PATH;
-	EXPECT_EQ(0, pmc_t_run_as_nobody(count_exec, a));
-	TH_LOG("setuid exec: %llu ns counted", (unsigned long long)a->value);
-	EXPECT_GT(EXEC_SPIN_NS / 2, a->value);
-
-	/* A privileged owner keeps an unprivileged target that setuids. */
-	fd = pmc_t_open();
-	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, pmc_t_alloc_soft(fd, PMC_MODE_TC, 0, PMC_T_SW_TASK_CLOCK,
-				      0, 0, &id));
-	ASSERT_EQ(0, pmc_t_child_start(&c, exec_target_dropping, a));
-	ASSERT_EQ(0, pmc_t_attach(fd, id, c.pid, 0));
-	ASSERT_EQ(0, pmc_t_start(fd, id));
-	ASSERT_EQ(0, pmc_t_child_go(&c));
-	ASSERT_EQ(0, pmc_t_child_wait(&c, &st, NULL));
-	ASSERT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
-	ASSERT_EQ(0, pmc_t_read(fd, id, &a->value));
-	TH_LOG("setuid exec, root owner: %llu ns counted",
-	       (unsigned long long)a->value);
-	EXPECT_LE(EXEC_SPIN_NS, a->value);
-	close(fd);
-	munmap(a, 4096);
 }
 
 TEST_HARNESS_MAIN

@@ -416,6 +416,10 @@ TEST_F(port, setid_exec_detaches_only_when_creds_change)
 	ASSERT_EQ(0, copy_self(SUID_PATH, 04755));
 	ASSERT_EQ(0, copy_self(PLAIN_PATH, 0755));
 
+	/* An untraced plain exec: nothing changes, kept. */
+	EXPECT_EQ(0, run_exec(a, PLAIN_PATH, EXEC_PLAIN, false));
+	TH_LOG("plain exec: %llu ns", (unsigned long long)a->value);
+	EXPECT_LE(EXEC_SPIN_NS, a->value);
 	/* Untraced set-uid exec: the credentials change, detached. */
 	EXPECT_EQ(0, run_exec(a, SUID_PATH, EXEC_PLAIN, false));
 	TH_LOG("set-uid exec: %llu ns", (unsigned long long)a->value);
