@@ -46,6 +46,15 @@ void pmc_arch_exit(void);
 int pmc_arch_validate_raw(u32 pmc_class, u64 config);
 
 /*
+ * The raw encoding (perf config of PERF_TYPE_RAW) of a perfmon(4) counter:
+ * struct pmc's event, unit mask, counter mask, edge and invert fields, which
+ * are PERFEVTSEL's on x86. On arm64 only the PMUv3 event number applies; any
+ * other field set is -EINVAL. Returns 0 or -EINVAL. Any context.
+ */
+int pmc_arch_perfmon_config(u32 event, u32 unit, u32 mask, bool edge,
+			    bool inv, u64 *config);
+
+/*
  * RDPMC index of a hardware counter event active on this CPU, or -ENOENT.
  * Caller has preemption disabled and @event is running on this CPU.
  */

@@ -26,9 +26,6 @@
 #include <linux/uaccess.h>
 #include <pmc/perfmon.h>
 
-/* PERFEVTSEL bits of the struct pmc flag byte (bits 16-23 of pmc_val). */
-#define PMC_PERFMON_EDGE	BIT_ULL(18)
-#define PMC_PERFMON_INV		BIT_ULL(23)
 /* The flags struct pmc may carry; 0x20 (AnyThread on later CPUs) may not. */
 #define PMC_PERFMON_FLAGS	(PMCF_USR | PMCF_OS | PMCF_E | PMCF_PC | \
 				 PMCF_INT | PMCF_EN | PMCF_INV)
@@ -93,26 +90,31 @@ static bool pmc_perfmon_privileged(void)
 }
 
 /*
- * The perf attribute of a counter set up with @p: the raw event-select word
- * (event | unit << 8 | edge | inv | mask << 24), PMCF_USR/PMCF_OS as the
- * user/kernel exclusions. PMCF_PC has no perf equivalent and is ignored.
+ * The perf attribute of a counter set up with @p: the raw encoding of its
+ * event, unit, counter mask, edge and invert fields (the arch layer's: x86's
+ * event-select word), PMCF_USR/PMCF_OS as the user/kernel exclusions.
+ * PMCF_PC has no perf equivalent and is ignored. 0 or -EINVAL.
  */
-static void pmc_perfmon_attr(const struct pmc *p, struct perf_event_attr *attr)
+static int pmc_perfmon_attr(const struct pmc *p, struct perf_event_attr *attr)
 {
+	u64 config;
+	int ret;
+
+	ret = pmc_arch_perfmon_config(p->pmc_event, p->pmc_unit, p->pmc_mask,
+				      p->pmc_flags & PMCF_E,
+				      p->pmc_flags & PMCF_INV, &config);
+	if (ret)
+		return ret;
 	memset(attr, 0, sizeof(*attr));
 	attr->type = PERF_TYPE_RAW;
 	attr->size = sizeof(*attr);
-	attr->config = p->pmc_event | (u64)p->pmc_unit << 8 |
-		       (u64)p->pmc_mask << 24;
-	if (p->pmc_flags & PMCF_E)
-		attr->config |= PMC_PERFMON_EDGE;
-	if (p->pmc_flags & PMCF_INV)
-		attr->config |= PMC_PERFMON_INV;
+	attr->config = config;
 	attr->exclude_user = !(p->pmc_flags & PMCF_USR);
 	attr->exclude_kernel = !(p->pmc_flags & PMCF_OS);
 	attr->exclude_hv = 1;
 	attr->pinned = 1;
 	attr->disabled = 1;
+	return 0;
 }
 
 /* Stop and free a counter's kernel counters. Caller holds pmc_perfmon_lock. */
@@ -158,10 +160,12 @@ static int pmc_perfmon_create(struct pmc_perfmon_ctr *ctr,
 	unsigned int cpu;
 	int ret = 0;
 
+	ret = pmc_perfmon_attr(p, &attr);
+	if (ret)
+		return ret;
 	ctr->events = kcalloc(nr_cpu_ids, sizeof(*ctr->events), GFP_KERNEL);
 	if (!ctr->events)
 		return -ENOMEM;
-	pmc_perfmon_attr(p, &attr);
 
 	cpus_read_lock();
 	for_each_online_cpu(cpu) {

@@ -176,6 +176,19 @@ const struct pmc_arch_class *pmc_arch_general_class(const struct pmc_arch_info *
 }
 
 /*
+ * perfmon(4) on PMUv3: the event number is PMEVTYPER's; unit and counter
+ * masks, edge and invert do not exist there. Any context.
+ */
+int pmc_arch_perfmon_config(u32 event, u32 unit, u32 mask, bool edge,
+			    bool inv, u64 *config)
+{
+	if (unit || mask || edge || inv)
+		return -EINVAL;
+	*config = event;
+	return pmc_arch_validate_raw(PMC_CLASS_ARMV8, *config);
+}
+
+/*
  * A raw ARMV8 encoding is PMEVTYPER's event number alone: the exception
  * level filters are the driver's (USR/SYS), and PMUv3 has nothing else.
  * Any context.

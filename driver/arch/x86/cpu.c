@@ -15,6 +15,7 @@
 
 #include "arch/pmc_arch.h"
 
+#include <linux/bitfield.h>
 #include <linux/device.h>
 #include <linux/gfp.h>
 #include <linux/kernel.h>
@@ -223,6 +224,20 @@ const struct pmc_arch_class *pmc_arch_general_class(const struct pmc_arch_info *
 		    info->classes[i].class == PMC_CLASS_K8)
 			return &info->classes[i];
 	return NULL;
+}
+
+/* PERFEVTSEL from perfmon(4)'s struct pmc fields. Any context. */
+int pmc_arch_perfmon_config(u32 event, u32 unit, u32 mask, bool edge,
+			    bool inv, u64 *config)
+{
+	if (event > 0xff || unit > 0xff || mask > 0xff)
+		return -EINVAL;
+	*config = FIELD_PREP(PMC_X86_EVSEL_EVENT, event) |
+		  FIELD_PREP(PMC_X86_EVSEL_UMASK, unit) |
+		  FIELD_PREP(PMC_X86_EVSEL_CMASK, mask) |
+		  (edge ? PMC_X86_EVSEL_EDGE : 0) |
+		  (inv ? PMC_X86_EVSEL_INV : 0);
+	return 0;
 }
 
 int pmc_arch_validate_raw(u32 pmc_class, u64 config)
