@@ -11,7 +11,6 @@
 #include <inttypes.h>
 #include <stdarg.h>
 #include <signal.h>
-#include <string.h>
 #include <ucontext.h>
 #include <libpctx.h>
 
