@@ -309,10 +309,13 @@ static int pmc_allocate_check(const struct pmc_op_pmcallocate *pa,
 	return 0;
 }
 
-/* A new PMC from a checked request: not yet owned, no row, no counter. */
+/*
+ * A new PMC from a checked request: not yet owned, no row, no counter.
+ * @kernel_ok: the caller may count kernel mode.
+ */
 static struct pmc_obj *pmc_obj_new(const struct pmc_op_pmcallocate *pa,
 				   const struct pmc_classdesc *cd,
-				   int *fixed_row)
+				   bool kernel_ok, int *fixed_row)
 {
 	u32 modes = PMC_CAP_USER | PMC_CAP_SYSTEM;
 	struct pmc_obj *pm;
@@ -326,13 +329,14 @@ static struct pmc_obj *pmc_obj_new(const struct pmc_op_pmcallocate *pa,
 	pm->cpu = PMC_IS_SYSTEM_MODE(pm->mode) ? pa->pm_cpu : PMC_CPU_ANY;
 	pm->flags = pa->pm_flags;
 	pm->caps = pa->pm_caps;
+	pm->kernel_ok = kernel_ok;
 	/*
 	 * Neither USER nor SYSTEM asked (hwpmc's "no qualifier"): both are
 	 * counted where the caller may count kernel mode, user mode only
 	 * where it may not (as perf(1) falls back). GETCAPS tells which.
 	 */
 	if (!(pm->caps & modes)) {
-		if (cd->class != PMC_CLASS_TSC && !pmc_sec_kernel_allowed())
+		if (cd->class != PMC_CLASS_TSC && !kernel_ok)
 			modes = PMC_CAP_USER;
 		pm->caps |= cd->caps & modes;
 	}
@@ -421,6 +425,7 @@ long pmc_op_pmcallocate(struct pmc_file *pf, void __user *arg)
 {
 	const struct pmc_classdesc *cd = NULL;
 	struct pmc_op_pmcallocate pa;
+	struct pmc_sec_caller sc;
 	struct pmc_owner *po;
 	struct pmc_obj *pm;
 	int fixed_row, ret;
@@ -431,11 +436,12 @@ long pmc_op_pmcallocate(struct pmc_file *pf, void __user *arg)
 	ret = pmc_allocate_check(&pa, &cd);
 	if (ret)
 		return ret;
-	pm = pmc_obj_new(&pa, cd, &fixed_row);
+	pmc_sec_caller_get(&sc);
+	pm = pmc_obj_new(&pa, cd, pmc_sec_kernel_ok(&sc), &fixed_row);
 	if (IS_ERR(pm))
 		return PTR_ERR(pm);
-	ret = pmc_sec_allocate(pm->mode, pm->pmc_class != PMC_CLASS_TSC &&
-			       !pm->attr.exclude_kernel, &pm->kernel_ok);
+	ret = pmc_sec_allocate(&sc, pm->mode, pm->pmc_class != PMC_CLASS_TSC &&
+			       !pm->attr.exclude_kernel);
 	if (ret)
 		goto err_free;
 	/*

@@ -235,16 +235,26 @@ int pmc_core_open_file(struct pmc_file *pf);
 void pmc_core_release_file(struct pmc_file *pf);
 
 /*
- * pmc_sec_allocate - may the caller allocate a PMC of @mode (counting kernel
- * mode if @counts_kernel)? Sets *@kernel_ok. 0 or -EPERM/-EACCES. Process
- * context. perfmon/ applies the same rules.
+ * struct pmc_sec_caller - the caller's perf privileges, read once per
+ * request by pmc_sec_caller_get() (process context; the paranoid level is
+ * a procfs read, done only without CAP_PERFMON).
+ * @priv:	CAP_PERFMON
+ * @paranoid:	kernel.perf_event_paranoid (-1 when @priv)
  */
-int pmc_sec_allocate(u32 mode, bool counts_kernel, bool *kernel_ok);
+struct pmc_sec_caller {
+	bool priv;
+	int paranoid;
+};
+void pmc_sec_caller_get(struct pmc_sec_caller *sc);
+/* pmc_sec_kernel_ok - may @sc count kernel mode? Any context. */
+bool pmc_sec_kernel_ok(const struct pmc_sec_caller *sc);
 /*
- * pmc_sec_kernel_allowed - may the caller count kernel mode (CAP_PERFMON,
- * or kernel.perf_event_paranoid <= 1)? Process context.
+ * pmc_sec_allocate - may @sc allocate a PMC of @mode (counting kernel mode
+ * if @counts_kernel)? 0 or -EPERM. Any context. perfmon/ applies the same
+ * rules.
  */
-bool pmc_sec_kernel_allowed(void);
+int pmc_sec_allocate(const struct pmc_sec_caller *sc, u32 mode,
+		     bool counts_kernel);
 
 /*
  * pmc_task_sampling_owners - call @fn(po, @arg) for the owner of each

@@ -90,23 +90,26 @@ static int pmc_perf_event_paranoid(void)
 			       PMC_PARANOID_UNREADABLE);
 }
 
-bool pmc_sec_kernel_allowed(void)
+void pmc_sec_caller_get(struct pmc_sec_caller *sc)
 {
-	return perfmon_capable() || pmc_perf_event_paranoid() <= 1;
+	sc->priv = perfmon_capable();
+	sc->paranoid = sc->priv ? -1 : pmc_perf_event_paranoid();
 }
 
-int pmc_sec_allocate(u32 mode, bool counts_kernel, bool *kernel_ok)
+bool pmc_sec_kernel_ok(const struct pmc_sec_caller *sc)
 {
-	bool priv = perfmon_capable();
-	int paranoid = priv ? -1 : pmc_perf_event_paranoid();
+	return sc->priv || sc->paranoid <= 1;
+}
 
-	if (PMC_IS_SYSTEM_MODE(mode) && !priv &&
-	    (!READ_ONCE(pmc_unprivileged_syspmcs) || paranoid > 0)) {
+int pmc_sec_allocate(const struct pmc_sec_caller *sc, u32 mode,
+		     bool counts_kernel)
+{
+	if (PMC_IS_SYSTEM_MODE(mode) && !sc->priv &&
+	    (!READ_ONCE(pmc_unprivileged_syspmcs) || sc->paranoid > 0)) {
 		pr_debug("system-mode PMC refused: no CAP_PERFMON\n");
 		return -EPERM;
 	}
-	*kernel_ok = priv || paranoid <= 1;
-	if (counts_kernel && !*kernel_ok) {
+	if (counts_kernel && !pmc_sec_kernel_ok(sc)) {
 		pr_debug("kernel-mode counting refused: perf_event_paranoid > 1\n");
 		return -EPERM;
 	}

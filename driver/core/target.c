@@ -791,7 +791,6 @@ err_ref:
 	pr_warn_ratelimited("pid %d cannot be counted\n", task_pid_nr(child));
 }
 
-
 void pmc_task_sampling_owners(struct task_struct *task,
 			      void (*fn)(struct pmc_owner *po, void *arg),
 			      void *arg)

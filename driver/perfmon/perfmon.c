@@ -242,7 +242,7 @@ static int pmc_perfmon_start(struct pmc_perfmon_ctr *ctr)
 static long pmc_perfmon_setup(struct pmc_file *pf, void __user *arg)
 {
 	struct pmc_perfmon_ctr *ctr;
-	bool kernel_ok;
+	struct pmc_sec_caller sc;
 	struct pmc p;
 	int ret;
 
@@ -257,7 +257,8 @@ static long pmc_perfmon_setup(struct pmc_file *pf, void __user *arg)
 	if (p.pmc_flags & ~PMC_PERFMON_FLAGS)
 		return -EINVAL;
 	/* A system-scope PMC's rules, kernel-mode counting included. */
-	ret = pmc_sec_allocate(PMC_MODE_SC, p.pmc_flags & PMCF_OS, &kernel_ok);
+	pmc_sec_caller_get(&sc);
+	ret = pmc_sec_allocate(&sc, PMC_MODE_SC, p.pmc_flags & PMCF_OS);
 	if (ret)
 		return ret;
 	/* As the original, the kernel's own flags are silently dropped. */
