@@ -76,19 +76,28 @@ static DECLARE_DELAYED_WORK(pmc_map_idle, pmc_map_idle_fn);
 static void pmc_map_want_fn(struct work_struct *work);
 static DECLARE_WORK(pmc_map_want_work, pmc_map_want_fn);
 
-/* Add @log to @logs[0..n) unless there, full or not logging. */
-static unsigned int pmc_map_log_add(struct pmc_log_state **logs,
-				    unsigned int n, struct pmc_log_state *log)
+/* The logs one mapping event goes to, filled by pmc_map_logs(). */
+struct pmc_map_logs {
+	struct pmc_log_state **logs;	/* PMC_MAP_LOGS_MAX of them */
+	unsigned int n;
+};
+
+/*
+ * Add @po's log unless it is there, the list is full or the log is not
+ * logging. Under rcu_read_lock(); kprobe context.
+ */
+static void pmc_map_logs_add_owner(struct pmc_owner *po, void *arg)
 {
+	struct pmc_map_logs *ml = arg;
+	struct pmc_log_state *log = pmc_log_of(po);
 	unsigned int i;
 
-	if (!log || !pmc_log_accepting(log) || n == PMC_MAP_LOGS_MAX)
-		return n;
-	for (i = 0; i < n; i++)
-		if (logs[i] == log)
-			return n;
-	logs[n] = log;
-	return n + 1;
+	if (!log || !pmc_log_accepting(log) || ml->n == PMC_MAP_LOGS_MAX)
+		return;
+	for (i = 0; i < ml->n; i++)
+		if (ml->logs[i] == log)
+			return;
+	ml->logs[ml->n++] = log;
 }
 
 /*
@@ -96,18 +105,6 @@ static unsigned int pmc_map_log_add(struct pmc_log_state **logs,
  * it is, and of the system-sampling owners. Under rcu_read_lock(); kprobe
  * context.
  */
-struct pmc_map_logs {
-	struct pmc_log_state **logs;
-	unsigned int n;
-};
-
-static void pmc_map_logs_add_owner(struct pmc_owner *po, void *arg)
-{
-	struct pmc_map_logs *ml = arg;
-
-	ml->n = pmc_map_log_add(ml->logs, ml->n, pmc_log_of(po));
-}
-
 static unsigned int pmc_map_logs(struct pmc_log_state **logs)
 {
 	struct pmc_map_logs ml = { .logs = logs };

@@ -168,7 +168,7 @@ static void pmc_sample_capture(struct pmc_sample *s, struct pmc_obj *pm,
 	} else if ((pm->flags & PMC_F_USERCALLCHAIN) && uregs && depth > 1) {
 		/* A quarter of the frames (one at least) kept for user space. */
 		n = pmc_arch_callchain_kernel(regs, s->pc,
-					 depth - max(depth / 4, 1U));
+					      depth - max(depth / 4, 1U));
 		n += pmc_arch_callchain_user(uregs, s->pc + n, depth - n);
 	} else {
 		n = pmc_arch_callchain_kernel(regs, s->pc, depth);
