@@ -32,6 +32,25 @@ struct pmc_arch_info {
 	char cpuid[64];			/* PMC_CPUID_LEN: "GenuineIntel-6-85-7" */
 };
 
+/*
+ * Add a class of @num counters to @info (none if @num is 0 or @info is
+ * full). For the arch layers' pmc_arch_init(); process context.
+ */
+static inline void pmc_arch_add_class(struct pmc_arch_info *info,
+				      u32 pmc_class, u32 caps, u32 width,
+				      u32 num)
+{
+	struct pmc_arch_class *c;
+
+	if (!num || info->nclasses >= PMC_ARCH_MAX_CLASSES)
+		return;
+	c = &info->classes[info->nclasses++];
+	c->class = pmc_class;
+	c->caps = caps;
+	c->width = width;
+	c->num = num;
+}
+
 /* Process context, at module load. Fills @info; never fails. */
 void pmc_arch_init(struct pmc_arch_info *info);
 /* Process context, at module unload. */

@@ -62,19 +62,6 @@
 /* ID_AA64DFR0_EL1.PMUVer of the PMU found at load; read-only afterwards. */
 static u32 pmc_arm64_pmuver;
 
-static void pmc_arm64_add_class(struct pmc_arch_info *info, u32 width, u32 num)
-{
-	struct pmc_arch_class *c;
-
-	if (!num || info->nclasses >= PMC_ARCH_MAX_CLASSES)
-		return;
-	c = &info->classes[info->nclasses++];
-	c->class = PMC_CLASS_ARMV8;
-	c->caps = PMC_ARM64_CAPS;
-	c->width = width;
-	c->num = num;
-}
-
 /*
  * hwpmc names three ARMv8 cores; any other core gets the Cortex-A53 type:
  * the ARMV8 class's events are PMUv3's common (architectural) events, the
@@ -152,7 +139,8 @@ void pmc_arch_init(struct pmc_arch_info *info)
 	if (num) {
 		info->cputype = pmc_arm64_cputype(midr);
 		info->perfmon_version = pmc_arm64_pmuver;
-		pmc_arm64_add_class(info, PMC_ARM64_WIDTH, num);
+		pmc_arch_add_class(info, PMC_CLASS_ARMV8, PMC_ARM64_CAPS,
+				   PMC_ARM64_WIDTH, num);
 	}
 	/*
 	 * Without a PMU there is no hardware class. (The x86 test PMU is not

@@ -52,20 +52,6 @@
 #define PMC_X86_FIXED_CAPS	(PMC_CAP_INTERRUPT | PMC_CAP_USER | \
 				 PMC_CAP_SYSTEM | PMC_CAP_READ | PMC_CAP_WRITE)
 
-static void pmc_x86_add_class(struct pmc_arch_info *info, u32 pmc_class,
-			      u32 caps, u32 width, u32 num)
-{
-	struct pmc_arch_class *c;
-
-	if (!num || info->nclasses >= PMC_ARCH_MAX_CLASSES)
-		return;
-	c = &info->classes[info->nclasses++];
-	c->class = pmc_class;
-	c->caps = caps;
-	c->width = width;
-	c->num = num;
-}
-
 static void pmc_x86_intel(struct pmc_arch_info *info)
 {
 	unsigned int eax, ebx, ecx, edx;
@@ -84,9 +70,9 @@ static void pmc_x86_intel(struct pmc_arch_info *info)
 	fixwidth = (edx >> 5) & 0xff;
 
 	info->cputype = PMC_CPU_INTEL_CORE;
-	pmc_x86_add_class(info, PMC_CLASS_IAP, PMC_X86_HW_CAPS, gpwidth, ngp);
-	pmc_x86_add_class(info, PMC_CLASS_IAF, PMC_X86_FIXED_CAPS, fixwidth,
-			  nfixed);
+	pmc_arch_add_class(info, PMC_CLASS_IAP, PMC_X86_HW_CAPS, gpwidth, ngp);
+	pmc_arch_add_class(info, PMC_CLASS_IAF, PMC_X86_FIXED_CAPS, fixwidth,
+			   nfixed);
 }
 
 static void pmc_x86_amd(struct pmc_arch_info *info)
@@ -106,7 +92,7 @@ static void pmc_x86_amd(struct pmc_arch_info *info)
 		return;
 
 	info->cputype = PMC_CPU_AMD_K8;
-	pmc_x86_add_class(info, PMC_CLASS_K8, PMC_X86_HW_CAPS, 48, ncounters);
+	pmc_arch_add_class(info, PMC_CLASS_K8, PMC_X86_HW_CAPS, 48, ncounters);
 }
 
 /* The module of the PMU described from perf (a reference is held), or NULL. */
@@ -173,8 +159,8 @@ static void pmc_x86_perf_pmu(struct pmc_arch_info *info)
 		pmc_x86_perf_pmu_owner = pmu->module;
 		info->pmu_from_perf = true;
 		info->cputype = intel ? PMC_CPU_INTEL_CORE : PMC_CPU_AMD_K8;
-		pmc_x86_add_class(info, intel ? PMC_CLASS_IAP : PMC_CLASS_K8,
-				  PMC_X86_HW_CAPS, width, ncounters);
+		pmc_arch_add_class(info, intel ? PMC_CLASS_IAP : PMC_CLASS_K8,
+				   PMC_X86_HW_CAPS, width, ncounters);
 		pr_info("no hardware PMU in CPUID: using perf PMU %s (%u counters of %u bits)\n",
 			pmu->name, ncounters, width);
 	}
