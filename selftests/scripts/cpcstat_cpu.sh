@@ -11,9 +11,9 @@ names=("title line" "sample lines" "one line per cpu per interval" "total line"
 	"cpu-clock counts the interval" "tsc column" "several sets are cycled"
 	"-n drops the title" "bad spec: one line, usage, exit 2" "-h lists events"
 	"-x CSV" "--json lines" "SIGINT prints totals, exits 130" "cpcstat cpu is cpustat")
-need_binaries || skip_all "build/tools/cpcstat not built" "${names[@]}"
+need_binaries || fail_all "build/tools/cpcstat not built (make tools selftests)" "${names[@]}"
 if ! probe=$("$CPUSTAT" -c cpu-clock,sys 0.2 1 2>&1); then
-	skip_all "cpc_bind_cpu does not work yet: $(echo "$probe" | grep -m1 cpustat:)" "${names[@]}"
+	fail_all "the probe run failed: $(echo "$probe" | grep -m1 cpustat:)" "${names[@]}"
 fi
 ncpu=$(grep -c ^processor /proc/cpuinfo)
 

@@ -14,9 +14,9 @@ names=("title line" "tick and exit lines" "exit line counts the task-clock of th
 	"-o writes the file" "-x CSV" "--json lines" "SIGINT prints totals, exits 130"
 	"bad spec: one line, usage, exit 2" "no command nor pid: usage, exit 2"
 	"unprivileged: counts its own command")
-need_binaries || skip_all "build/tools/cpcstat not built" "${names[@]}"
+need_binaries || fail_all "build/tools/cpcstat not built (make tools selftests)" "${names[@]}"
 if ! probe=$("$CPUTRACK" -T 0 -c task-clock /bin/true 2>&1) || echo "$probe" | grep -q "can't bind"; then
-	skip_all "cpc_bind_pctx does not work yet: $(echo "$probe" | grep -m1 -E "cputrack|init_lwp")" "${names[@]}"
+	fail_all "the probe run failed: $(echo "$probe" | grep -m1 -E "cputrack|init_lwp")" "${names[@]}"
 fi
 
 T='[ 0-9]{2}[0-9]\.[0-9]{3}'	# %7.3f
