@@ -55,16 +55,22 @@ static inline long pm_ncpus(void)
 	return sysconf(_SC_NPROCESSORS_ONLN);
 }
 
-/* build/tools/perfmon: two levels above build/selftests/bin/. */
-static inline const char *pm_example_path(void)
+/*
+ * build/@prog, e.g. "tools/perfmon" (the example program) or
+ * "selftests/perfmon/perfmon-freebsd": build/ is two levels above
+ * build/selftests/bin/.
+ */
+static inline const char *pm_build_path(const char *prog)
 {
 	static char path[PATH_MAX + 32];
 	char exe[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	int i;
 
-	if (n <= 0)
-		return "build/tools/perfmon";
+	if (n <= 0) {
+		snprintf(path, sizeof(path), "build/%s", prog);
+		return path;
+	}
 	exe[n] = '\0';
 	for (i = 0; i < 3; i++) {
 		char *slash = strrchr(exe, '/');
@@ -72,8 +78,14 @@ static inline const char *pm_example_path(void)
 		if (slash)
 			*slash = '\0';
 	}
-	snprintf(path, sizeof(path), "%s/tools/perfmon", exe);
+	snprintf(path, sizeof(path), "%s/%s", exe, prog);
 	return path;
+}
+
+/* build/tools/perfmon, the example program. */
+static inline const char *pm_example_path(void)
+{
+	return pm_build_path("tools/perfmon");
 }
 
 #endif /* _SELFTESTS_PERFMON_UTIL_H */
