@@ -486,4 +486,92 @@ TEST(ring_yields_the_records_of_a_run)
 	pmclog_close(ring);
 }
 
+/* /sys/module/pmc/parameters/@name as a number, or -1. */
+static long pmc_param(const char *name)
+{
+	char path[128];
+	long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/module/pmc/parameters/%s", name);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%ld", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v;
+}
+
+/*
+ * pm_buffer_requests and pm_log_sweeps: USERDATA records filling about
+ * three log buffers (logbuffersize KiB) take at least two buffer requests
+ * per buffer of the log (every byte is staged in a per-CPU buffer, then
+ * copied into an output buffer for the file) and none fails, with no sweep
+ * of the sample rings (nothing samples); then 50 ms of sampling takes at least one sweep and
+ * no more than the overflows it handled; and an idle moment takes
+ * neither.
+ */
+TEST(driver_stats_count_log_buffers_and_sweeps)
+{
+	char path[] = "/tmp/libpmc-log-XXXXXX", path2[] = "/tmp/libpmc-log-XXXXXX";
+	struct pmc_driverstats s0, s1, s2, s3;
+	long bufsize = pmc_param("logbuffersize") * 1024;
+	unsigned int req, least, done, sweeps;
+	uint32_t i, n;
+	cpu_set_t set;
+	pmc_id_t id;
+	off_t size;
+	int fd;
+
+	PMC_INIT_OR_SKIP();
+	ASSERT_LT(0, bufsize);
+	CPU_ZERO(&set);
+	CPU_SET(0, &set);
+	ASSERT_EQ(0, sched_setaffinity(0, sizeof(set), &set));
+	fd = log_file(path);
+	ASSERT_GE(fd, 0);
+	n = (uint32_t)(3 * bufsize / 24);
+	ASSERT_EQ(0, pmc_get_driver_stats(&s0));
+	PMC_OK(pmc_configure_logfile(fd), "CONFIGURELOG");
+	for (i = 0; i < n; i++)
+		ASSERT_EQ(0, pmc_writelog(i)) TH_LOG("record %u: %m", i);
+	ASSERT_EQ(0, pmc_close_logfile());
+	ASSERT_EQ(0, pmc_get_driver_stats(&s1));
+	size = lseek(fd, 0, SEEK_END);
+	close(fd);
+	req = s1.pm_buffer_requests - s0.pm_buffer_requests;
+	least = (unsigned int)((size + bufsize - 1) / bufsize);
+	TH_LOG("%u records, %lld bytes of log, %ld-byte buffers: %u requests",
+	       n, (long long)size, bufsize, req);
+	ASSERT_LE((off_t)(2 * bufsize), size);
+	EXPECT_LE(2 * least, req);
+	EXPECT_EQ(s0.pm_buffer_requests_failed, s1.pm_buffer_requests_failed);
+	EXPECT_EQ(s0.pm_log_sweeps, s1.pm_log_sweeps);
+
+	fd = log_file(path2);
+	ASSERT_GE(fd, 0);
+	PMC_OK(pmc_configure_logfile(fd), "CONFIGURELOG");
+	PMC_ALLOC("SOFT-cpu-clock", PMC_MODE_SS, 0, 0, &id, PERIOD_NS);
+	ASSERT_EQ(0, pmc_get_driver_stats(&s1));
+	ASSERT_EQ(0, pmc_start(id));
+	spin_cpu_ns(50 * PERIOD_NS);
+	ASSERT_EQ(0, pmc_stop(id));
+	ASSERT_EQ(0, pmc_release(id));
+	ASSERT_EQ(0, pmc_close_logfile());
+	close(fd);
+	ASSERT_EQ(0, pmc_get_driver_stats(&s2));
+	sweeps = s2.pm_log_sweeps - s1.pm_log_sweeps;
+	done = s2.pm_intr_processed - s1.pm_intr_processed;
+	TH_LOG("%u overflows handled, %u sweeps", done, sweeps);
+	ASSERT_LT(0U, done);
+	EXPECT_LE(1U, sweeps);
+	EXPECT_GE(done, sweeps);
+
+	usleep(50000);
+	ASSERT_EQ(0, pmc_get_driver_stats(&s3));
+	EXPECT_EQ(s2.pm_log_sweeps, s3.pm_log_sweeps);
+	EXPECT_EQ(s2.pm_buffer_requests, s3.pm_buffer_requests);
+}
+
 TEST_HARNESS_MAIN
