@@ -1,20 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0
 # selftests/perfmon: perfmon(4) tests. They load the test PMU
 # (selftests/testpmu/build.mk adds testpmu.ko and testpmu_util.h as
-# prerequisites) and run the example program build/tools/perfmon, and the
-# FreeBSD-written one, freebsd/perfmon.c, built with nothing but the flags
-# of `pkg-config --cflags --libs pmc-perfmon` (build/pkgconfig, this tree's
-# headers) into build/selftests/perfmon/perfmon-freebsd.
+# prerequisites) and run the example program build/tools/perfmon.
 PERFMON_TEST_BINS := $(foreach s,$(wildcard $(TOP)/selftests/perfmon/*_test.c),$(call selftest_bin,$(s)))
-PERFMON_FREEBSD := $(BUILD)/selftests/perfmon/perfmon-freebsd
 SELFTEST_DEPS_perfmon := $(TOP)/selftests/testpmu/testpmu.ko $(BUILD)/tools/perfmon \
-	$(PERFMON_FREEBSD) $(TOP)/selftests/perfmon/perfmon_util.h
+	$(TOP)/selftests/perfmon/perfmon_util.h
 $(PERFMON_TEST_BINS): $(SELFTEST_DEPS_perfmon)
-
-$(PERFMON_FREEBSD): $(TOP)/selftests/perfmon/freebsd/perfmon.c $(PERFMON_PC) \
-		$(TOP)/include/freebsd/machine/perfmon.h $(TOP)/include/uapi/pmc/perfmon.h
-	@mkdir -p $(@D)
-	cc $$(PKG_CONFIG_PATH=$(BUILD)/pkgconfig pkg-config --cflags --libs pmc-perfmon) -o $@ $<
 
 # layout_test.c again as a 32-bit program (the i686 cross compiler, which,
 # unlike gcc-multilib, co-installs with the arm64 one): the ioctls through

@@ -4,10 +4,10 @@
  * /usr/share/examples/perfmon) on the test PMU: its output lines have the
  * original's format, its total and mean are the sum and mean of its
  * intervals, the intervals add up to every CPU's time over the TSC ticks it
- * reports, and bad arguments get the usage message. The same for the
- * program as FreeBSD writes it (freebsd/perfmon.c: <machine/perfmon.h>,
- * _PATH_PERFMON, built with only pkg-config pmc-perfmon's flags), which
- * opens /dev/perfmon.
+ * reports, and bad arguments get the usage message, or FreeBSD's message
+ * for a bad number. The program is written as FreeBSD's is
+ * (<machine/perfmon.h>, _PATH_PERFMON) and built with only the flags of
+ * pkg-config pmc-perfmon: it opens /dev/perfmon.
  */
 #include <regex.h>
 
@@ -24,31 +24,16 @@ struct output {
 };
 
 FIXTURE(example) {
-	const char *prog;
-};
-
-FIXTURE_VARIANT(example) {
-	const char *prog;	/* under build/ */
-	bool freebsd;		/* FreeBSD's messages for bad numbers */
-};
-
-FIXTURE_VARIANT_ADD(example, tools) {
-	.prog = "tools/perfmon",
-};
-
-FIXTURE_VARIANT_ADD(example, freebsd) {
-	.prog = "selftests/perfmon/perfmon-freebsd",
-	.freebsd = true,
+	int unused;
 };
 
 FIXTURE_SETUP(example)
 {
 	const char *why = tp_cannot_load();
 
-	self->prog = pm_build_path(variant->prog);
 	if (why)
 		SKIP(return, "%s", why);
-	ASSERT_EQ(0, access(self->prog, X_OK)) TH_LOG("%s: %m", self->prog);
+	ASSERT_EQ(0, access(pm_example_path(), X_OK));
 	ASSERT_EQ(0, tp_load(4, 48));
 }
 
@@ -56,8 +41,8 @@ FIXTURE_TEARDOWN(example)
 {
 }
 
-/* Run program @prog with @args; stdout lines and stderr in @out. */
-static int run_example(const char *prog, const char *args, struct output *out)
+/* Run the example program with @args; stdout lines and stderr in @out. */
+static int run_example(const char *args, struct output *out)
 {
 	char cmd[PATH_MAX + 512], errpath[] = "/tmp/perfmon-err.XXXXXX";
 	FILE *f;
@@ -68,7 +53,8 @@ static int run_example(const char *prog, const char *args, struct output *out)
 	efd = mkstemp(errpath);
 	if (efd < 0)
 		return -1;
-	snprintf(cmd, sizeof(cmd), "%s %s 2>%s", prog, args, errpath);
+	snprintf(cmd, sizeof(cmd), "%s %s 2>%s", pm_example_path(), args,
+		 errpath);
 	f = popen(cmd, "r");
 	if (!f)
 		return -1;
@@ -145,7 +131,7 @@ TEST_F(example, intervals_add_up_to_all_cpus_time)
 
 	if (_metadata->skip)
 		return;
-	ASSERT_EQ(0, run_example(self->prog, "-u -o -l 5 -c 'sleep 0.1' 0x3c", &out));
+	ASSERT_EQ(0, run_example("-u -o -l 5 -c 'sleep 0.1' 0x3c", &out));
 	check_format(_metadata, &out, 5, &total, &ns);
 	if (_metadata->passed == 0)
 		return;
@@ -163,7 +149,7 @@ TEST_F(example, default_loops_and_no_mode)
 
 	if (_metadata->skip)
 		return;
-	ASSERT_EQ(0, run_example(self->prog, "0x3c", &out));
+	ASSERT_EQ(0, run_example("0x3c", &out));
 	check_format(_metadata, &out, 50, &total, &ns);
 	EXPECT_EQ(0.0, total);
 }
@@ -180,11 +166,11 @@ TEST_F(example, bad_arguments_get_the_usage)
 	if (_metadata->skip)
 		return;
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
-		ASSERT_EQ(0, run_example(self->prog, bad[i], &out));
+		ASSERT_EQ(0, run_example(bad[i], &out));
 		EXPECT_EQ(1, out.status) TH_LOG("args '%s'", bad[i]);
 		EXPECT_EQ(0, out.nlines);
 		/* FreeBSD's getnum() says what is wrong with a number. */
-		what = variant->freebsd && i >= 2 && i <= 5 ? "must be" : "usage: ";
+		what = i >= 2 && i <= 5 ? "must be" : "usage: ";
 		EXPECT_NE(NULL, strstr(out.err, what))
 			TH_LOG("args '%s': %s", bad[i], out.err);
 	}

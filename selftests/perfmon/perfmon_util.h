@@ -55,22 +55,16 @@ static inline long pm_ncpus(void)
 	return sysconf(_SC_NPROCESSORS_ONLN);
 }
 
-/*
- * build/@prog, e.g. "tools/perfmon" (the example program) or
- * "selftests/perfmon/perfmon-freebsd": build/ is two levels above
- * build/selftests/bin/.
- */
-static inline const char *pm_build_path(const char *prog)
+/* build/tools/perfmon: two levels above build/selftests/bin/. */
+static inline const char *pm_example_path(void)
 {
 	static char path[PATH_MAX + 32];
 	char exe[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	int i;
 
-	if (n <= 0) {
-		snprintf(path, sizeof(path), "build/%s", prog);
-		return path;
-	}
+	if (n <= 0)
+		return "build/tools/perfmon";
 	exe[n] = '\0';
 	for (i = 0; i < 3; i++) {
 		char *slash = strrchr(exe, '/');
@@ -78,14 +72,8 @@ static inline const char *pm_build_path(const char *prog)
 		if (slash)
 			*slash = '\0';
 	}
-	snprintf(path, sizeof(path), "%s/%s", exe, prog);
+	snprintf(path, sizeof(path), "%s/tools/perfmon", exe);
 	return path;
-}
-
-/* build/tools/perfmon, the example program. */
-static inline const char *pm_example_path(void)
-{
-	return pm_build_path("tools/perfmon");
 }
 
 #endif /* _SELFTESTS_PERFMON_UTIL_H */

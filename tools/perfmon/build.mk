@@ -2,18 +2,22 @@
 # tools/perfmon: FreeBSD's perfmon(4) example program (build/tools/perfmon),
 # and what a FreeBSD perfmon program builds with: `pkg-config --cflags
 # pmc-perfmon` puts <machine/perfmon.h> (include/freebsd/) on the include
-# path. build/pkgconfig/pmc-perfmon.pc names this tree's headers (for the
-# tests: PKG_CONFIG_PATH=build/pkgconfig); `make install-perfmon` installs
-# the header as <pmc/freebsd/machine/perfmon.h> and a .pc naming PREFIX.
+# path. build/pkgconfig/pmc-perfmon.pc names this tree's headers; `make
+# install-perfmon` installs the header as <pmc/freebsd/machine/perfmon.h>
+# and a .pc naming PREFIX. The example is written as FreeBSD's is and
+# built with nothing but the .pc's flags (and CFLAGS): no warning flags,
+# as a porter would first build it.
 PERFMON_EXAMPLE := $(BUILD)/tools/perfmon
 PERFMON_PC := $(BUILD)/pkgconfig/pmc-perfmon.pc
 ALL_TARGETS += $(PERFMON_EXAMPLE) $(PERFMON_PC)
 INSTALL_TARGETS += install-perfmon
 LIBDIR ?= $(PREFIX)/lib
 
-$(PERFMON_EXAMPLE): $(TOP)/tools/perfmon/perfmon.c $(TOP)/include/uapi/pmc/perfmon.h
+$(PERFMON_EXAMPLE): $(TOP)/tools/perfmon/perfmon.c $(PERFMON_PC) \
+		$(TOP)/include/freebsd/machine/perfmon.h $(TOP)/include/uapi/pmc/perfmon.h
 	@mkdir -p $(dir $@)
-	$(CC) $(USER_CFLAGS) $(CFLAGS) -o $@ $<
+	$(CC) $$(PKG_CONFIG_PATH=$(BUILD)/pkgconfig pkg-config --cflags --libs pmc-perfmon) \
+		$(CFLAGS) -o $@ $<
 
 # perfmon_pc INCLUDEDIR: the .pc whose Cflags find <machine/perfmon.h>
 # in INCLUDEDIR/pmc/freebsd and <pmc/perfmon.h> in INCLUDEDIR.
