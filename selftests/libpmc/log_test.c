@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 
 #include "kselftest_harness.h"
+#include "pmc_test.h"
 #include "pmc_util.h"
 
 #define PERIOD_NS	1000000ULL	/* task-clock/cpu-clock sampling period */
@@ -486,23 +487,6 @@ TEST(ring_yields_the_records_of_a_run)
 	pmclog_close(ring);
 }
 
-/* /sys/module/pmc/parameters/@name as a number, or -1. */
-static long pmc_param(const char *name)
-{
-	char path[128];
-	long v = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/sys/module/pmc/parameters/%s", name);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	if (fscanf(f, "%ld", &v) != 1)
-		v = -1;
-	fclose(f);
-	return v;
-}
-
 /*
  * pm_buffer_requests and pm_log_sweeps: USERDATA records filling about
  * three log buffers (logbuffersize KiB) take at least two buffer requests
@@ -516,7 +500,8 @@ TEST(driver_stats_count_log_buffers_and_sweeps)
 {
 	char path[] = "/tmp/libpmc-log-XXXXXX", path2[] = "/tmp/libpmc-log-XXXXXX";
 	struct pmc_driverstats s0, s1, s2, s3;
-	long bufsize = pmc_param("logbuffersize") * 1024;
+	char param[32] = "";
+	long bufsize;
 	unsigned int req, least, done, sweeps;
 	uint32_t i, n;
 	cpu_set_t set;
@@ -525,6 +510,8 @@ TEST(driver_stats_count_log_buffers_and_sweeps)
 	int fd;
 
 	PMC_INIT_OR_SKIP();
+	ASSERT_EQ(0, pmc_t_param_read("logbuffersize", param, sizeof(param)));
+	bufsize = atol(param) * 1024;
 	ASSERT_LT(0, bufsize);
 	CPU_ZERO(&set);
 	CPU_SET(0, &set);
