@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "libcpc_impl.h"
 
@@ -100,74 +99,12 @@ void cpc_unlock(cpc_t *cpc, const sigset_t *saved)
 }
 
 /*
- * A signal named by a number ("40"), a name with or without "SIG"
- * ("SIGUSR2", "IO"), or a real-time offset ("RTMIN+3", "SIGRTMAX-1").
- * Returns -1 for anything else and for SIGKILL and SIGSTOP.
- */
-int cpc_parse_signal(const char *s)
-{
-	char *end;
-	long n = -1;
-	int i;
-
-	if (!s || !*s)
-		return -1;
-	if (!strncasecmp(s, "SIG", 3))
-		s += 3;
-	if (*s >= '0' && *s <= '9') {
-		errno = 0;
-		n = strtol(s, &end, 10);
-		if (errno || *end)
-			n = -1;
-	} else if (!strncasecmp(s, "RTMIN", 5) || !strncasecmp(s, "RTMAX", 5)) {
-		bool max = !strncasecmp(s, "RTMAX", 5);
-		long off = 0;
-
-		if (s[5]) {
-			if (s[5] != (max ? '-' : '+'))
-				return -1;
-			errno = 0;
-			off = strtol(s + 6, &end, 10);
-			if (errno || *end || end == s + 6 || off < 0)
-				return -1;
-		}
-		n = max ? SIGRTMAX - off : SIGRTMIN + off;
-		if (n < SIGRTMIN || n > SIGRTMAX)
-			return -1;
-	} else if (!strcasecmp(s, "IO")) {
-		n = SIGIO;	/* glibc names 29 "POLL" only */
-	} else {
-		for (i = 1; i < SIGRTMIN; i++) {
-			const char *abbrev = sigabbrev_np(i);
-
-			if (abbrev && !strcasecmp(abbrev, s)) {
-				n = i;
-				break;
-			}
-		}
-	}
-	if (n < 1 || n > SIGRTMAX || n == SIGKILL || n == SIGSTOP)
-		return -1;
-	return (int)n;
-}
-
-/*
- * The process default overflow signal, what SIGEMT expands to: SIGIO, or
- * the signal named by LIBCPC_SIGEMT. Computed once; the API makes it a
- * process-wide constant, so this cache is the one global libcpc keeps.
+ * The default overflow signal: SIGEMT, which the header defines as SIGIO
+ * where the system has none (x86, arm64), a constant, as on illumos.
  */
 int cpc_sigemt(void)
 {
-	static atomic_int cached;
-	int sig = atomic_load_explicit(&cached, memory_order_relaxed);
-
-	if (sig > 0)
-		return sig;
-	sig = cpc_parse_signal(getenv("LIBCPC_SIGEMT"));
-	if (sig < 0)
-		sig = SIGIO;
-	atomic_store_explicit(&cached, sig, memory_order_relaxed);
-	return sig;
+	return SIGEMT;
 }
 
 int cpc_set_ovf_signal(cpc_t *cpc, int signo)

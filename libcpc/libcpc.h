@@ -77,15 +77,16 @@ typedef struct {
 #define CPC_VER_NONE		0
 
 /*
- * Linux: x86 Linux has no SIGEMT. The overflow signal of CPC_OVF_NOTIFY_EMT
- * is SIGIO unless the environment variable LIBCPC_SIGEMT names another
- * ("SIGUSR2", "RTMIN+3", "40", ...); cpc_set_ovf_signal() changes it per
- * handle. SIGEMT evaluates to the process default, so it is not a constant
- * expression (it cannot label a case). EMT_CPCOVF is the si_code of an
- * overflow signal (POLL_IN; si_addr holds the interrupted user PC).
+ * Linux: x86 and arm64 Linux have no SIGEMT. libcpc delivers the overflow
+ * signal of CPC_OVF_NOTIFY_EMT as SIGIO, and SIGEMT is SIGIO: a constant,
+ * the same in every process, so `case SIGEMT:` compiles.
+ * cpc_set_ovf_signal() picks another signal for one handle (for a program
+ * that uses SIGIO itself). The handler sees si_code == EMT_CPCOVF (1, as
+ * on illumos x86; POLL_IN to Linux) and in si_addr the user PC where the
+ * counter overflowed.
  */
 #ifndef SIGEMT
-#define SIGEMT		(cpc_sigemt())
+#define SIGEMT		SIGIO
 #define _LIBCPC_SIGEMT_IS_LINUX	1
 #endif /* !SIGEMT */
 #ifndef EMT_CPCOVF
@@ -166,7 +167,7 @@ extern void cpc_terminate(cpc_t *cpc);
 /*
  * Linux extensions (version node LIBCPC_LINUX_1.0).
  *
- * cpc_sigemt: the process default overflow signal (what SIGEMT expands to).
+ * cpc_sigemt: the default overflow signal, SIGEMT.
  * cpc_set_ovf_signal: the signal this handle's later binds deliver on
  *   overflow (1 .. SIGRTMAX, not SIGKILL/SIGSTOP); returns 0 or -1/EINVAL.
  * cpc_ovf_signal: the handle's overflow signal.

@@ -249,7 +249,6 @@ void cpc_err(cpc_t *cpc, const char *fn, int subcode);
 const char *cpc_errstr(int subcode);
 void cpc_lock(cpc_t *cpc, sigset_t *saved);
 void cpc_unlock(cpc_t *cpc, const sigset_t *saved);
-int cpc_parse_signal(const char *s);
 
 /* cpc_set.c */
 bool cpc_set_valid(const cpc_t *cpc, const cpc_set_t *set);

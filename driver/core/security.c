@@ -47,6 +47,7 @@
 #include <linux/fs.h>
 #include <linux/fs_struct.h>
 #include <linux/kernel.h>
+#include <linux/moduleparam.h>
 #include <linux/sched/coredump.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/task.h>
@@ -119,9 +120,20 @@ int pmc_sec_allocate(const struct pmc_sec_caller *sc, u32 mode,
 /* ptrace_may_access(), or NULL: attaching to others fails closed. */
 static pmc_ptrace_may_access_t pmc_ptrace_may_access;
 
+/*
+ * Testing only: 1 loads the module as on a kernel where the lookup of
+ * ptrace_may_access() fails, to test the refusal (porting/ptrace_refused).
+ * A flag, not a symbol name: the driver calls what it finds.
+ */
+static bool pmc_ptrace_test_unfound;
+module_param_named(test_ptrace_unfound, pmc_ptrace_test_unfound, bool, 0444);
+MODULE_PARM_DESC(test_ptrace_unfound,
+		 "Testing only: 1 = act as if ptrace_may_access() were not found");
+
 void pmc_sec_init(void)
 {
-	unsigned long addr = pmc_ksym_lookup(PMC_PTRACE_SYMBOL);
+	unsigned long addr = pmc_ptrace_test_unfound ? 0 :
+			     pmc_ksym_lookup(PMC_PTRACE_SYMBOL);
 
 	if (!addr || !pmc_ptrace_callable(addr)) {
 		pr_warn("%s() %s: attaching PMCs to other processes is refused (EPERM)\n",

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * main.c - module load/unload, the tunables, and the /dev/pmc misc device:
- * open, release, ioctl dispatch, mmap and poll.
+ * main.c - module load/unload, the tunables, and the /dev/pmc misc device
+ * (also /dev/perfmon): open, release, ioctl dispatch, mmap and poll.
  *
  * Every function here runs in process context.
  */
@@ -306,6 +306,18 @@ static struct miscdevice pmc_miscdev = {
 	.mode	= 0660,
 };
 
+/*
+ * /dev/perfmon: the same device under perfmon(4)'s name (_PATH_PERFMON),
+ * so a FreeBSD perfmon program opens it unchanged. A file opened through
+ * either node takes every op; the udev rule sets the same group and mode.
+ */
+static struct miscdevice pmc_perfmon_miscdev = {
+	.minor	= MISC_DYNAMIC_MINOR,
+	.name	= "perfmon",
+	.fops	= &pmc_fops,
+	.mode	= 0660,
+};
+
 static int __init pmc_init(void)
 {
 	int ret;
@@ -332,10 +344,17 @@ static int __init pmc_init(void)
 		pr_err("cannot register /dev/pmc: %d\n", ret);
 		goto err_sampling;
 	}
+	ret = misc_register(&pmc_perfmon_miscdev);
+	if (ret) {
+		pr_err("cannot register /dev/perfmon: %d\n", ret);
+		goto err_miscdev;
+	}
 	pmc_debug_init();
 	pr_info("version 0x%08x loaded\n", PMC_VERSION);
 	return 0;
 
+err_miscdev:
+	misc_deregister(&pmc_miscdev);
 err_sampling:
 	pmc_sampling_exit();
 err_core:
@@ -349,6 +368,7 @@ static void __exit pmc_exit(void)
 {
 	pmc_map_hooks_exit();
 	pmc_debug_exit();
+	misc_deregister(&pmc_perfmon_miscdev);
 	misc_deregister(&pmc_miscdev);
 	pmc_sampling_exit();
 	pmc_core_exit();

@@ -127,6 +127,21 @@ static void pmc_ovf_record(struct pmc_ovf_work *w)
 	kfree(ents);
 }
 
+/*
+ * The signal, from the task_work: si_code POLL_IN (1, libcpc's EMT_CPCOVF,
+ * which is 1 on illumos x86 too), si_addr the PC of the overflow.
+ */
+static void pmc_ovf_signal(struct pmc_ovf_work *w)
+{
+	struct kernel_siginfo info;
+
+	clear_siginfo(&info);
+	info.si_signo = w->signo;
+	info.si_code = POLL_IN;
+	info.si_addr = (void __user *)(unsigned long)w->ip;
+	send_sig_info(w->signo, &info, current);
+}
+
 /* task_work: the overflowed thread, returning to user space. */
 static void pmc_ovf_work_fn(struct callback_head *cb)
 {
@@ -147,7 +162,7 @@ static void pmc_ovf_work_fn(struct callback_head *cb)
 		pmc_ovf_record(w);
 	mutex_unlock(&po->lock);
 	if (alive)
-		send_sig_info(w->signo, SEND_SIG_PRIV, current);
+		pmc_ovf_signal(w);
 	pmc_dbg(PMC_DBG_SAMPLING, PMC_DBG_SIGNAL, w->pmcid,
 		task_pid_nr(current), -1, w->signo);
 

@@ -14,38 +14,13 @@
 #include "kselftest_harness.h"
 
 #include "debug_util.h"
+#include "pmc_test.h"
 
 #define MAN_PAGE	"docs/pmc.4"
-
-static const char *pmc_ko(void)
-{
-	const char *ko = getenv("PMC_KO");
-
-	return ko && *ko ? ko : "driver/pmc.ko";
-}
 
 static bool pmc_loaded(void)
 {
 	return path_exists("/sys/module/pmc");
-}
-
-static int pmc_unload(void)
-{
-	if (!pmc_loaded())
-		return 0;
-	return syscall(SYS_delete_module, "pmc", O_NONBLOCK) ? -errno : 0;
-}
-
-static int pmc_load(const char *params)
-{
-	int fd = open(pmc_ko(), O_RDONLY | O_CLOEXEC);
-	int ret;
-
-	if (fd < 0)
-		return -errno;
-	ret = syscall(SYS_finit_module, fd, params, 0) ? -errno : 0;
-	close(fd);
-	return ret;
 }
 
 /* Lines of the kernel's module loader, not of the driver. */
@@ -279,8 +254,8 @@ FIXTURE_SETUP(reload)
 
 	if (geteuid())
 		SKIP(return, "needs root");
-	if (!path_exists(pmc_ko()))
-		SKIP(return, "no %s (build it, or set PMC_KO)", pmc_ko());
+	if (!path_exists(pmc_t_ko()))
+		SKIP(return, "no %s (build it, or set PMC_KO)", pmc_t_ko());
 	if (pmc_loaded() && param_get_long("../refcnt") > 0)
 		SKIP(return, "pmc.ko is in use (refcnt %s)",
 		     param_get("../refcnt", buf, sizeof(buf)));
@@ -289,12 +264,12 @@ FIXTURE_SETUP(reload)
 /* Leave the module loaded with its defaults. */
 FIXTURE_TEARDOWN(reload)
 {
-	if (geteuid() || !path_exists(pmc_ko()))
+	if (geteuid() || !path_exists(pmc_t_ko()))
 		return;
 	if (pmc_loaded() && strcmp(variant->params, ""))
-		pmc_unload();
+		pmc_t_unload();
 	if (!pmc_loaded())
-		pmc_load("");
+		pmc_t_load("");
 }
 
 TEST_F(reload, logs_the_documented_messages_and_resets)
@@ -304,13 +279,13 @@ TEST_F(reload, logs_the_documented_messages_and_resets)
 
 	RETURN_IF_SKIPPED();
 
-	ASSERT_EQ(0, pmc_unload());
+	ASSERT_EQ(0, pmc_t_unload());
 	ASSERT_FALSE(pmc_loaded());
 	ASSERT_EQ(0, kmsg_mark(mark, sizeof(mark)));
 
-	ret = pmc_load(variant->params);
+	ret = pmc_t_load(variant->params);
 	ASSERT_EQ(variant->load_error, ret)
-		TH_LOG("loading %s with \"%s\"", pmc_ko(), variant->params);
+		TH_LOG("loading %s with \"%s\"", pmc_t_ko(), variant->params);
 	EXPECT_EQ(!variant->load_error, pmc_loaded());
 
 	n = kmsg_after(mark, self->log, sizeof(self->log));
@@ -350,8 +325,8 @@ FIXTURE_SETUP(loaded)
 
 	if (geteuid())
 		SKIP(return, "needs root");
-	if (!path_exists(pmc_ko()))
-		SKIP(return, "no %s (build it, or set PMC_KO)", pmc_ko());
+	if (!path_exists(pmc_t_ko()))
+		SKIP(return, "no %s (build it, or set PMC_KO)", pmc_t_ko());
 	if (pmc_loaded() && param_get_long("../refcnt") > 0)
 		SKIP(return, "pmc.ko is in use (refcnt %s)",
 		     param_get("../refcnt", buf, sizeof(buf)));
@@ -359,8 +334,8 @@ FIXTURE_SETUP(loaded)
 
 FIXTURE_TEARDOWN(loaded)
 {
-	if (!geteuid() && path_exists(pmc_ko()) && !pmc_loaded())
-		pmc_load("");
+	if (!geteuid() && path_exists(pmc_t_ko()) && !pmc_loaded())
+		pmc_t_load("");
 }
 
 /* hwpmc's [class/npmc/capabilities] line for every class GETCPUINFO has. */
@@ -376,9 +351,9 @@ TEST_F(loaded, announces_every_class)
 
 	RETURN_IF_SKIPPED();
 
-	ASSERT_EQ(0, pmc_unload());
+	ASSERT_EQ(0, pmc_t_unload());
 	ASSERT_EQ(0, kmsg_mark(mark, sizeof(mark)));
-	ASSERT_EQ(0, pmc_load(""));
+	ASSERT_EQ(0, pmc_t_load(""));
 	ASSERT_LE(0, kmsg_after(mark, self->log, sizeof(self->log)));
 
 	fd = open(PMC_DEVICE_PATH, O_RDWR);
@@ -423,14 +398,14 @@ TEST_F(loaded, unload_says_unloaded)
 	RETURN_IF_SKIPPED();
 
 	if (!pmc_loaded())
-		ASSERT_EQ(0, pmc_load(""));
+		ASSERT_EQ(0, pmc_t_load(""));
 	ASSERT_EQ(0, kmsg_mark(mark, sizeof(mark)));
-	ASSERT_EQ(0, pmc_unload());
+	ASSERT_EQ(0, pmc_t_unload());
 	ASSERT_LE(0, kmsg_after(mark, self->log, sizeof(self->log)));
 	EXPECT_TRUE(lines_have(self->log, "pmc: unloaded"))
 		TH_LOG("the kernel log has:\n%s", self->log);
 	check_documented(_metadata, self->log);
-	ASSERT_EQ(0, pmc_load(""));
+	ASSERT_EQ(0, pmc_t_load(""));
 }
 
 /* A selection given at load is applied and read back normalised. */
@@ -440,12 +415,12 @@ TEST_F(loaded, debugflags_given_at_load)
 
 	RETURN_IF_SKIPPED();
 
-	ASSERT_EQ(0, pmc_unload());
-	ASSERT_EQ(0, pmc_load("debugflags=\"process=* csw=*\""));
+	ASSERT_EQ(0, pmc_t_unload());
+	ASSERT_EQ(0, pmc_t_load("debugflags=\"process=* csw=*\""));
 	ASSERT_NE(NULL, param_get("debugflags", buf, sizeof(buf)));
 	EXPECT_STREQ("csw=* process=*", buf);
-	ASSERT_EQ(0, pmc_unload());
-	ASSERT_EQ(0, pmc_load(""));
+	ASSERT_EQ(0, pmc_t_unload());
+	ASSERT_EQ(0, pmc_t_load(""));
 	ASSERT_NE(NULL, param_get("debugflags", buf, sizeof(buf)));
 	EXPECT_STREQ("", buf);
 }

@@ -215,6 +215,22 @@ void pmc_t_owners_kill(const pid_t *pgid, int n);
  * next call.
  */
 const char *pmc_t_cannot_reload(const char *ko);
+
+/*
+ * The pmc.ko a test reloads: $PMC_KO, or driver/pmc.ko (the tests run from
+ * the repository root). pmc_t_load() loads it with @params ("" for the
+ * defaults): 0 or -errno. pmc_t_unload() removes pmc, retrying for 5 s
+ * while the exit work of earlier owners ends: 0 (also when it was not
+ * loaded) or -errno.
+ */
+const char *pmc_t_ko(void);
+/*
+ * The kernel log records (/dev/kmsg) containing @what, with the text of
+ * the last in @last: a count, or -errno.
+ */
+int pmc_t_kmsg_count(const char *what, char *last, size_t len);
+int pmc_t_load(const char *params);
+int pmc_t_unload(void);
 /* Run a shell command: its exit status, or -1. */
 int pmc_t_system(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -755,6 +755,64 @@ const char *pmc_t_cannot_reload(const char *ko)
 	return NULL;
 }
 
+const char *pmc_t_ko(void)
+{
+	const char *ko = getenv("PMC_KO");
+
+	return ko && *ko ? ko : "driver/pmc.ko";
+}
+
+int pmc_t_load(const char *params)
+{
+	int fd = open(pmc_t_ko(), O_RDONLY | O_CLOEXEC);
+	int ret;
+
+	if (fd < 0)
+		return -errno;
+	ret = syscall(SYS_finit_module, fd, params, 0) ? -errno : 0;
+	close(fd);
+	return ret;
+}
+
+int pmc_t_kmsg_count(const char *what, char *last, size_t len)
+{
+	char rec[8192];	/* CONSOLE_EXT_LOG_MAX: a read takes a whole record */
+	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	int n = 0;
+	ssize_t r;
+
+	if (fd < 0)
+		return -errno;
+	for (;;) {
+		r = read(fd, rec, sizeof(rec) - 1);
+		if (r < 0 && errno == EPIPE)
+			continue;	/* overwritten while read: go on */
+		if (r <= 0)
+			break;
+		rec[r] = '\0';
+		if (strstr(rec, what)) {
+			n++;
+			snprintf(last, len, "%s", strchr(rec, ';') ?: rec);
+		}
+	}
+	close(fd);
+	return n;
+}
+
+int pmc_t_unload(void)
+{
+	int i;
+
+	for (i = 0; i < 100; i++) {
+		if (access("/sys/module/pmc", F_OK))
+			return 0;
+		if (!syscall(SYS_delete_module, "pmc", O_NONBLOCK))
+			return 0;
+		usleep(50000);
+	}
+	return -errno;
+}
+
 unsigned int pmc_t_slabs_over(const char *const *names, unsigned int n,
 			      const long *before, const long *after,
 			      const long *slack, bool report)

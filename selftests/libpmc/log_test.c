@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 
 #include "kselftest_harness.h"
+#include "pmc_test.h"
 #include "pmc_util.h"
 
 #define PERIOD_NS	1000000ULL	/* task-clock/cpu-clock sampling period */
@@ -207,9 +208,9 @@ TEST(ts_sampling_log_every_record_accounted_for)
 	PMC_INIT_OR_SKIP();
 	fd = log_file(path);
 	ASSERT_GE(fd, 0);
-	PMC_OK_OR_SKIP(pmc_configure_logfile(fd), "CONFIGURELOG");
+	PMC_OK(pmc_configure_logfile(fd), "CONFIGURELOG");
 	ASSERT_EQ(0, pmc_writelog(0x100));
-	PMC_ALLOC_OR_SKIP("SOFT-task-clock", PMC_MODE_TS, PMC_F_CALLCHAIN,
+	PMC_ALLOC("SOFT-task-clock", PMC_MODE_TS, PMC_F_CALLCHAIN,
 			  PMC_CPU_ANY, &c.id, PERIOD_NS);
 	ASSERT_EQ(0, pmc_attach(c.id, 0));
 	ASSERT_EQ(0, pmc_get_driver_stats(&s0));
@@ -301,8 +302,8 @@ TEST(ss_sampling_log_of_one_cpu)
 	ASSERT_EQ(0, sched_setaffinity(0, sizeof(set), &set));
 	fd = log_file(path);
 	ASSERT_GE(fd, 0);
-	PMC_OK_OR_SKIP(pmc_configure_logfile(fd), "CONFIGURELOG");
-	PMC_ALLOC_OR_SKIP("SOFT-cpu-clock", PMC_MODE_SS, 0, 0, &c.id, PERIOD_NS);
+	PMC_OK(pmc_configure_logfile(fd), "CONFIGURELOG");
+	PMC_ALLOC("SOFT-cpu-clock", PMC_MODE_SS, 0, 0, &c.id, PERIOD_NS);
 	ASSERT_EQ(0, pmc_get_driver_stats(&s0));
 	t0 = clock_ns(CLOCK_MONOTONIC);
 	ASSERT_EQ(0, pmc_start(c.id));
@@ -373,8 +374,8 @@ TEST(proccsw_and_procexit_add_up)
 	PMC_INIT_OR_SKIP();
 	fd = log_file(path);
 	ASSERT_GE(fd, 0);
-	PMC_OK_OR_SKIP(pmc_configure_logfile(fd), "CONFIGURELOG");
-	PMC_ALLOC_OR_SKIP("SOFT-page-faults", PMC_MODE_TC,
+	PMC_OK(pmc_configure_logfile(fd), "CONFIGURELOG");
+	PMC_ALLOC("SOFT-page-faults", PMC_MODE_TC,
 			  PMC_F_LOG_PROCCSW | PMC_F_LOG_PROCEXIT, PMC_CPU_ANY,
 			  &c.id, 0);
 	ASSERT_EQ(0, pipe(go));
@@ -431,15 +432,13 @@ TEST(ring_yields_the_records_of_a_run)
 
 	PMC_INIT_OR_SKIP();
 	ring = pmclog_open_ring(PMCLOG_FD_NONE, 16);
-	if (!ring && (errno == ENODEV || errno == EOPNOTSUPP))
-		SKIP(return, "ring mmap: %s (not in the driver yet)", strerror(errno));
 	ASSERT_NE(NULL, ring) TH_LOG("pmclog_open_ring: %s", strerror(errno));
 	c.pid = getpid();
 	c.tid = gettid();
 	read_xmaps(&c.maps);
 	memset(&t, 0, sizeof(t));
 
-	PMC_ALLOC_OR_SKIP("SOFT-task-clock", PMC_MODE_TS, 0, PMC_CPU_ANY,
+	PMC_ALLOC("SOFT-task-clock", PMC_MODE_TS, 0, PMC_CPU_ANY,
 			  &c.id, PERIOD_NS);
 	ASSERT_EQ(0, pmc_attach(c.id, 0));
 	ASSERT_EQ(0, pmc_get_driver_stats(&s0));
@@ -486,6 +485,80 @@ TEST(ring_yields_the_records_of_a_run)
 	EXPECT_EQ(0, pmclog_ring_wait(ring, 0, 10));
 	ASSERT_EQ(0, pmc_release(c.id));
 	pmclog_close(ring);
+}
+
+/*
+ * pm_buffer_requests and pm_log_sweeps: USERDATA records filling about
+ * three log buffers (logbuffersize KiB) take at least two buffer requests
+ * per buffer of the log (every byte is staged in a per-CPU buffer, then
+ * copied into an output buffer for the file) and none fails, with no sweep
+ * of the sample rings (nothing samples); then 50 ms of sampling takes at least one sweep and
+ * no more than the overflows it handled; and an idle moment takes
+ * neither.
+ */
+TEST(driver_stats_count_log_buffers_and_sweeps)
+{
+	char path[] = "/tmp/libpmc-log-XXXXXX", path2[] = "/tmp/libpmc-log-XXXXXX";
+	struct pmc_driverstats s0, s1, s2, s3;
+	char param[32] = "";
+	long bufsize;
+	unsigned int req, least, done, sweeps;
+	uint32_t i, n;
+	cpu_set_t set;
+	pmc_id_t id;
+	off_t size;
+	int fd;
+
+	PMC_INIT_OR_SKIP();
+	ASSERT_EQ(0, pmc_t_param_read("logbuffersize", param, sizeof(param)));
+	bufsize = atol(param) * 1024;
+	ASSERT_LT(0, bufsize);
+	CPU_ZERO(&set);
+	CPU_SET(0, &set);
+	ASSERT_EQ(0, sched_setaffinity(0, sizeof(set), &set));
+	fd = log_file(path);
+	ASSERT_GE(fd, 0);
+	n = (uint32_t)(3 * bufsize / 24);
+	ASSERT_EQ(0, pmc_get_driver_stats(&s0));
+	PMC_OK(pmc_configure_logfile(fd), "CONFIGURELOG");
+	for (i = 0; i < n; i++)
+		ASSERT_EQ(0, pmc_writelog(i)) TH_LOG("record %u: %m", i);
+	ASSERT_EQ(0, pmc_close_logfile());
+	ASSERT_EQ(0, pmc_get_driver_stats(&s1));
+	size = lseek(fd, 0, SEEK_END);
+	close(fd);
+	req = s1.pm_buffer_requests - s0.pm_buffer_requests;
+	least = (unsigned int)((size + bufsize - 1) / bufsize);
+	TH_LOG("%u records, %lld bytes of log, %ld-byte buffers: %u requests",
+	       n, (long long)size, bufsize, req);
+	ASSERT_LE((off_t)(2 * bufsize), size);
+	EXPECT_LE(2 * least, req);
+	EXPECT_EQ(s0.pm_buffer_requests_failed, s1.pm_buffer_requests_failed);
+	EXPECT_EQ(s0.pm_log_sweeps, s1.pm_log_sweeps);
+
+	fd = log_file(path2);
+	ASSERT_GE(fd, 0);
+	PMC_OK(pmc_configure_logfile(fd), "CONFIGURELOG");
+	PMC_ALLOC("SOFT-cpu-clock", PMC_MODE_SS, 0, 0, &id, PERIOD_NS);
+	ASSERT_EQ(0, pmc_get_driver_stats(&s1));
+	ASSERT_EQ(0, pmc_start(id));
+	spin_cpu_ns(50 * PERIOD_NS);
+	ASSERT_EQ(0, pmc_stop(id));
+	ASSERT_EQ(0, pmc_release(id));
+	ASSERT_EQ(0, pmc_close_logfile());
+	close(fd);
+	ASSERT_EQ(0, pmc_get_driver_stats(&s2));
+	sweeps = s2.pm_log_sweeps - s1.pm_log_sweeps;
+	done = s2.pm_intr_processed - s1.pm_intr_processed;
+	TH_LOG("%u overflows handled, %u sweeps", done, sweeps);
+	ASSERT_LT(0U, done);
+	EXPECT_LE(1U, sweeps);
+	EXPECT_GE(done, sweeps);
+
+	usleep(50000);
+	ASSERT_EQ(0, pmc_get_driver_stats(&s3));
+	EXPECT_EQ(s2.pm_log_sweeps, s3.pm_log_sweeps);
+	EXPECT_EQ(s2.pm_buffer_requests, s3.pm_buffer_requests);
 }
 
 TEST_HARNESS_MAIN

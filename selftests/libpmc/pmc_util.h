@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * pmc_util.h - helpers of the libpmc VM tests: workloads with an independent
- * measure (CPU time, fresh pages), and the probes that skip a test, with the
- * reason, when /dev/pmc is absent or the driver answers EOPNOTSUPP for an op
- * that has not landed yet.
+ * measure (CPU time, fresh pages), the probe that skips a test when /dev/pmc
+ * is absent (the one reason to skip here), and the calls that must succeed.
  */
 #ifndef _LIBPMC_SELFTEST_UTIL_H
 #define _LIBPMC_SELFTEST_UTIL_H
@@ -83,24 +82,16 @@ static inline long minflt(int who)
 	}								\
 } while (0)
 
-/*
- * @call must return 0; -1 with EOPNOTSUPP means the driver lacks the op:
- * SKIP with @what as the reason.
- */
-#define PMC_OK_OR_SKIP(call, what) do {					\
+/* @call must return 0 (EOPNOTSUPP too is a failure: every op has landed). */
+#define PMC_OK(call, what) do {						\
 	int __r = (call);						\
-	if (__r < 0 && errno == EOPNOTSUPP)				\
-		SKIP(return, "%s: EOPNOTSUPP (not in the driver yet)", what); \
 	ASSERT_EQ(0, __r) TH_LOG("%s: %s", what, strerror(errno));	\
 } while (0)
 
-/* Allocate @spec, or SKIP when the driver cannot allocate yet. */
-#define PMC_ALLOC_OR_SKIP(spec, mode, flags, cpu, idp, count) do {	\
-	if (pmc_allocate(spec, mode, flags, cpu, idp, count) < 0) {	\
-		if (errno == EOPNOTSUPP)				\
-			SKIP(return, "PMCALLOCATE %s: EOPNOTSUPP (not in the driver yet)", spec); \
-		ASSERT_EQ(0, errno) TH_LOG("pmc_allocate(%s): %s", spec, strerror(errno)); \
-	}								\
+/* Allocate @spec: it must succeed. */
+#define PMC_ALLOC(spec, mode, flags, cpu, idp, count) do {		\
+	int __r = pmc_allocate(spec, mode, flags, cpu, idp, count);	\
+	ASSERT_EQ(0, __r) TH_LOG("pmc_allocate(%s): %s", spec, strerror(errno)); \
 } while (0)
 
 /* @a within @pct percent plus @slack of @b. */

@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # selftests/porting: what FreeBSD programs meet when ported (issue 22): attach
 # rights as ptrace's (Yama, AppArmor), the unqualified-mode default,
-# NEEDS_LOGFILE, SIGIO, the set-id exec rule and GETMSR. getmsr_test needs
+# NEEDS_LOGFILE, SIGIO, the set-id exec rule, GETMSR, and attach failing
+# closed without ptrace_may_access() (ptrace_refused_test reloads pmc.ko
+# with test_ptrace_unfound=1). getmsr_test needs
 # the test PMU, as the hwclass suite does.
 PORTING_GETMSR_BIN := $(call selftest_bin,$(TOP)/selftests/porting/getmsr_test.c)
 $(PORTING_GETMSR_BIN): $(TOP)/selftests/testpmu/testpmu.ko $(TOP)/selftests/hwclass/hwclass.h

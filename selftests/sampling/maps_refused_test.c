@@ -13,70 +13,12 @@
 
 #include "kselftest_harness.h"
 
+#include "pmc_test.h"
 #include "sampling.h"
 
 #define MISSING		"pmc_no_such_function"
 #define REFUSAL		"pmc: MAP_IN/MAP_OUT tracking off: cannot probe "
 #define PARAMS		"/sys/module/pmc/parameters/"
-
-static const char *pmc_ko(void)
-{
-	const char *ko = getenv("PMC_KO");
-
-	return ko && *ko ? ko : "driver/pmc.ko";
-}
-
-/* insmod @ko with @params; 0 or insmod's failing status. */
-static int pmc_load(const char *params)
-{
-	char cmd[512];
-	int st;
-
-	snprintf(cmd, sizeof(cmd), "insmod %s %s", pmc_ko(), params);
-	st = system(cmd);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
-/* rmmod, retried while the exit works of earlier owners finish. */
-static int pmc_unload(void)
-{
-	int i;
-
-	for (i = 0; i < 100; i++) {
-		if (access("/sys/module/pmc", F_OK))
-			return 0;
-		if (!syscall(SYS_delete_module, "pmc", O_NONBLOCK))
-			return 0;
-		usleep(50000);
-	}
-	return -errno;
-}
-
-/* Kernel log records containing @what, with the text of the last in @last. */
-static int kmsg_count(const char *what, char *last, size_t len)
-{
-	char rec[8192];	/* CONSOLE_EXT_LOG_MAX: a read takes a whole record */
-	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	int n = 0;
-	ssize_t r;
-
-	if (fd < 0)
-		return -errno;
-	for (;;) {
-		r = read(fd, rec, sizeof(rec) - 1);
-		if (r < 0 && errno == EPIPE)
-			continue;	/* overwritten while read: go on */
-		if (r <= 0)
-			break;
-		rec[r] = '\0';
-		if (strstr(rec, what)) {
-			n++;
-			snprintf(last, len, "%s", strchr(rec, ';') ?: rec);
-		}
-	}
-	close(fd);
-	return n;
-}
 
 static long param_long(const char *name)
 {
@@ -112,17 +54,17 @@ FIXTURE_SETUP(refused)
 	memset(&self->r, 0, sizeof(self->r));
 	if (why)
 		SKIP(return, "%s", why);
-	if (access(pmc_ko(), R_OK))
-		SKIP(return, "no %s to load (build it, or set PMC_KO)", pmc_ko());
+	if (access(pmc_t_ko(), R_OK))
+		SKIP(return, "no %s to load (build it, or set PMC_KO)", pmc_t_ko());
 	if (param_long("../refcnt") > 0)
 		SKIP(return, "pmc.ko is in use");
 
-	before = kmsg_count(REFUSAL, self->line, sizeof(self->line));
+	before = pmc_t_kmsg_count(REFUSAL, self->line, sizeof(self->line));
 	ASSERT_LE(0, before);
-	ASSERT_EQ(0, pmc_unload());
+	ASSERT_EQ(0, pmc_t_unload());
 	self->reloaded = true;
-	ASSERT_EQ(0, pmc_load("test_munmap_symbol=" MISSING));
-	self->lines = kmsg_count(REFUSAL, self->line, sizeof(self->line)) -
+	ASSERT_EQ(0, pmc_t_load("test_munmap_symbol=" MISSING));
+	self->lines = pmc_t_kmsg_count(REFUSAL, self->line, sizeof(self->line)) -
 		      before;
 	self->fd = smp_open();
 	ASSERT_LE(0, self->fd);
@@ -134,8 +76,8 @@ FIXTURE_TEARDOWN(refused)
 	if (self->fd >= 0)
 		EXPECT_EQ(0, close(self->fd));
 	if (self->reloaded) {
-		EXPECT_EQ(0, pmc_unload());
-		EXPECT_EQ(0, pmc_load(""));
+		EXPECT_EQ(0, pmc_t_unload());
+		EXPECT_EQ(0, pmc_t_load(""));
 	}
 }
 

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # cpcstat_cpu.sh - cpcstat cpu / cpustat in the VM: every output line checked
 # against illumos cpustat's printf formats (libcpc.md section 4.2), counts
-# against the interval, the usage and exit codes, CSV and JSON, Ctrl-C.
+# against the interval, the usage and exit codes, CSV and JSON, Ctrl-C,
+# and the options -p, -T, -s and -D.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 . selftests/cpcstat/lib.sh
@@ -10,10 +11,13 @@ cd "$(dirname "$0")/../.." || exit 1
 names=("title line" "sample lines" "one line per cpu per interval" "total line"
 	"cpu-clock counts the interval" "tsc column" "several sets are cycled"
 	"-n drops the title" "bad spec: one line, usage, exit 2" "-h lists events"
-	"-x CSV" "--json lines" "SIGINT prints totals, exits 130" "cpcstat cpu is cpustat")
-need_binaries || skip_all "build/tools/cpcstat not built" "${names[@]}"
+	"-x CSV" "--json lines" "SIGINT prints totals, exits 130" "cpcstat cpu is cpustat"
+	"-p: one cycle through the sets a period" "-T u: time(2) before each line"
+	"-T d: date(1) before each line" "-s: an idle soaker per CPU for a system-only set"
+	"-D: messages name the failing function")
+need_binaries || fail_all "build/tools/cpcstat not built (make tools selftests)" "${names[@]}"
 if ! probe=$("$CPUSTAT" -c cpu-clock,sys 0.2 1 2>&1); then
-	skip_all "cpc_bind_cpu does not work yet: $(echo "$probe" | grep -m1 cpustat:)" "${names[@]}"
+	fail_all "the probe run failed: $(echo "$probe" | grep -m1 cpustat:)" "${names[@]}"
 fi
 ncpu=$(grep -c ^processor /proc/cpuinfo)
 
@@ -82,4 +86,59 @@ check "${names[12]}" '[ $rc -eq 130 ] && tail -n 1 "$TMP/int.out" | grep -qE "^$
 out=$("$CPCSTAT" cpu -c cpu-clock,sys 0.2 1 2>&1)
 check "${names[13]}" '[ "$(echo "$out" | head -n 1)" = "   time cpu event      pic0 " ] &&
 	[ "$(echo "$out" | grep -c " tick ")" -eq $ncpu ]' "$out"
+
+# -p 1 with two sets of 0.2 s: each cycle measures 0.4 s and lets the rest
+# of its second pass unmeasured, so the third line of a CPU comes at 1.2 s
+# (0.6 s without -p); 2 counts two cycles: 4 lines per CPU.
+out=$("$CPUSTAT" -p 1 -c cpu-clock,sys -c task-clock,sys 0.2 2 2>&1)
+t3=$(echo "$out" | awk '$3 == "tick" && $2 == 0 { if (++n == 3) print $1 }')
+check "${names[14]}" '[ "$(echo "$out" | grep -c " tick ")" -eq $((4 * ncpu)) ] &&
+	awk -v t="${t3:-0}" "BEGIN { exit !(t >= 1.1 && t < 1.6) }"' "$out"
+
+# -T u: the seconds of time(2) on a line of their own before each line.
+t0=$(date +%s)
+out=$("$CPUSTAT" -T u -c cpu-clock,sys 0.3 2 2>&1)
+t1=$(date +%s)
+bad=$(echo "$out" | awk -v a="$t0" -v b="$t1" '/ tick / { if (!(prev ~ /^[0-9]+$/ && prev >= a && prev <= b)) print } { prev = $0 }')
+check "${names[15]}" '[ "$(echo "$out" | grep -c " tick ")" -eq $((2 * ncpu)) ] && [ -z "$bad" ]' "$out"
+
+# -T d: the date as date(1) prints it (C locale) before each line.
+out=$(LC_ALL=C "$CPUSTAT" -T d -c cpu-clock,sys 0.3 1 2>&1)
+D='^[A-Z][a-z]{2} [A-Z][a-z]{2} [ 0-9][0-9] [0-9]{2}:[0-9]{2}:[0-9]{2} [A-Z]+ [0-9]{4}$'
+# (grep: mawk has no {n} in its regular expressions)
+stamps=$(echo "$out" | grep -B1 " tick " | grep -v -e " tick " -e "^--")
+check "${names[16]}" '[ "$(echo "$out" | grep -c " tick ")" -eq $ncpu ] &&
+	[ "$(echo "$stamps" | grep -cE "$D")" -eq $ncpu ]' "$out"
+
+# -s: while a system-only set is bound, one SCHED_IDLE (policy 5, field 41
+# of /proc/PID/task/TID/stat) thread per CPU; none without -s.
+idle_threads() {
+	local n=0 t
+	for t in /proc/"$1"/task/*/stat; do
+		[ "$(awk '{ print $41 }' "$t" 2>/dev/null)" = 5 ] && n=$((n + 1))
+	done
+	echo $n
+}
+soakers() {
+	local pid n=0 i
+	"$CPUSTAT" "$@" -c cpu-clock,nouser,sys 0.5 6 > /dev/null 2>&1 &
+	pid=$!
+	for i in $(seq 30); do
+		sleep 0.1
+		n=$(idle_threads $pid)
+		[ "$n" -ge "$ncpu" ] && break
+	done
+	kill -INT $pid 2>/dev/null
+	wait $pid
+	echo "$n"
+}
+with=$(soakers -s)
+without=$(soakers)
+check "${names[17]}" '[ "$with" -eq "$ncpu" ] && [ "$without" -eq 0 ]' \
+	"idle threads with -s: $with, without: $without, CPUs: $ncpu"
+
+# -D: a message names the libcpc function that refused (cpc_strtoset).
+out=$("$CPUSTAT" -D -c cpu-clock,foo=bar 1 1 2>&1); rc=$?
+check "${names[18]}" '[ $rc -eq 2 ] &&
+	[ "$(echo "$out" | head -n 1)" = "cpustat: cpc_strtoset: bad token '"'"'foo=bar'"'"'" ]' "$out"
 finish

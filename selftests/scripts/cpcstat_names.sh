@@ -18,9 +18,9 @@ for tool in cpustat cputrack record; do
 	names+=("$tool: PAPI_tot_ins refused without a PMU")
 	for n in "${hw_names[@]}"; do names+=("$tool: $n (test PMU)"); done
 done
-need_binaries || skip_all "build/tools/cpcstat not built" "${names[@]}"
+need_binaries || fail_all "build/tools/cpcstat not built (make tools selftests)" "${names[@]}"
 if ! probe=$("$CPUTRACK" -T 0 -c task-clock /bin/true 2>&1); then
-	skip_all "cputrack does not work yet: $(echo "$probe" | head -n 1)" "${names[@]}"
+	fail_all "the probe run failed: $(echo "$probe" | head -n 1)" "${names[@]}"
 fi
 
 # run TOOL EVENT: one short run of the tool counting (or sampling) EVENT.
@@ -56,16 +56,16 @@ for tool in cpustat cputrack record; do
 done
 
 # The hardware names on the test PMU: reload pmc.ko over it, put it back after.
-hw_skip=""
+hw_skip="" hw_fail=""
 if [ -z "${PMC_VM:-}" ]; then
 	hw_skip="reloads kernel modules: only in the test VM"
 elif [ "$(id -u)" -ne 0 ]; then
 	hw_skip="needs root to load modules"
 elif [ ! -f selftests/testpmu/testpmu.ko ] || [ ! -f driver/pmc.ko ]; then
-	hw_skip="selftests/testpmu/testpmu.ko or driver/pmc.ko not built"
+	hw_fail="selftests/testpmu/testpmu.ko or driver/pmc.ko not built"
 elif ! { rmmod pmc 2>/dev/null; rmmod testpmu 2>/dev/null
 	 insmod selftests/testpmu/testpmu.ko && insmod driver/pmc.ko; }; then
-	hw_skip="the test PMU does not load"
+	hw_fail="the test PMU does not load"
 	insmod driver/pmc.ko 2>/dev/null
 fi
 for tool in cpustat cputrack record; do
@@ -73,12 +73,15 @@ for tool in cpustat cputrack record; do
 		if [ -n "$hw_skip" ]; then
 			skip "$tool: $n (test PMU)" "$hw_skip"
 			continue
+		elif [ -n "$hw_fail" ]; then
+			not_ok "$tool: $n (test PMU)" "$hw_fail"
+			continue
 		fi
 		out=$(run "$tool" "$n" 2>&1); rc=$?
 		check "$tool: $n (test PMU)" '[ $rc -eq 0 ] && counted "$tool" "$n" "$out"' "$out"
 	done
 done
-if [ -z "$hw_skip" ]; then
+if [ -z "$hw_skip$hw_fail" ]; then
 	rmmod pmc && rmmod testpmu && insmod driver/pmc.ko
 fi
 finish

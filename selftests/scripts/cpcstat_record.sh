@@ -14,9 +14,9 @@ names=("record writes a log and a summary" "report: hot_three:hot_one is 3:1 wit
 	"SIGINT mid-run: exit 130, readable log" "-p samples a running process"
 	"-a samples every CPU" "bad event: one line, usage, exit 2"
 	"unprivileged: user mode only")
-need_binaries || skip_all "build/tools/cpcstat not built" "${names[@]}"
+need_binaries || fail_all "build/tools/cpcstat not built (make tools selftests)" "${names[@]}"
 if ! probe=$("$CPCSTAT" record -q -o "$TMP/probe.log" /bin/true 2>&1); then
-	skip_all "sampling does not work yet: $(echo "$probe" | head -n 1)" "${names[@]}"
+	fail_all "the probe run failed: $(echo "$probe" | head -n 1)" "${names[@]}"
 fi
 hot=$PROGS/hot3to1
 secs=3

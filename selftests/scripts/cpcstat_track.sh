@@ -3,7 +3,7 @@
 # cpcstat_track.sh - cpcstat track / cputrack in the VM: output lines against
 # illumos cputrack's printf formats (libcpc.md section 4.3), task-clock
 # against perf stat on the same process in the same run, threads, fork and
-# exec lines, -p, -N, -o, CSV, JSON, Ctrl-C, usage errors.
+# exec lines, -p, -N, -o, CSV, JSON, Ctrl-C, usage errors, -t, -v, -n, -D.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 . selftests/cpcstat/lib.sh
@@ -13,10 +13,12 @@ names=("title line" "tick and exit lines" "exit line counts the task-clock of th
 	"-f: fork line and the child's lines" "-e: exec lines" "-p attaches, -N stops"
 	"-o writes the file" "-x CSV" "--json lines" "SIGINT prints totals, exits 130"
 	"bad spec: one line, usage, exit 2" "no command nor pid: usage, exit 2"
-	"unprivileged: counts its own command")
-need_binaries || skip_all "build/tools/cpcstat not built" "${names[@]}"
+	"unprivileged: counts its own command" "-t: the tsc column"
+	"-v: init_lwp and fini_lwp lines" "-n drops the title"
+	"-D: messages name the failing function")
+need_binaries || fail_all "build/tools/cpcstat not built (make tools selftests)" "${names[@]}"
 if ! probe=$("$CPUTRACK" -T 0 -c task-clock /bin/true 2>&1) || echo "$probe" | grep -q "can't bind"; then
-	skip_all "cpc_bind_pctx does not work yet: $(echo "$probe" | grep -m1 -E "cputrack|init_lwp")" "${names[@]}"
+	fail_all "the probe run failed: $(echo "$probe" | grep -m1 -E "cputrack|init_lwp")" "${names[@]}"
 fi
 
 T='[ 0-9]{2}[0-9]\.[0-9]{3}'	# %7.3f
@@ -127,4 +129,28 @@ if command -v setpriv > /dev/null; then
 else
 	skip "${names[14]}" "no setpriv"
 fi
+
+# -t: a tsc column before the counters; without a cycle counter it is the
+# nanoseconds the set ran: the task-clock of the exit line, within 2 %.
+out=$("$CPUTRACK" -t -T 0.3 -c task-clock "$PROGS/spin" 0.5 2>&1)
+last=$(echo "$out" | tail -n 1)
+check "${names[15]}" '[ "$(echo "$out" | head -n 1)" = "   time lwp      event       tsc      pic0 " ] &&
+	echo "$last" | grep -qE "^$T $lwp1       exit $V $V \$" &&
+	within "$(echo "$last" | awk "{ print \$4 }")" "$(echo "$last" | awk "{ print \$5 }")" \
+		"$(calc "$(echo "$last" | awk "{ print \$5 }") * 0.02")"' "$out"
+
+# -v: init_lwp (0) when the thread is bound, fini_lwp (its total) when it
+# is unbound, before the exit line.
+out=$("$CPUTRACK" -v -T 0 -c task-clock "$PROGS/spin" 0.2 2>&1)
+check "${names[16]}" 'echo "$out" | sed -n 2p | grep -qE "^$T $lwp1   init_lwp +0 \$" &&
+	echo "$out" | sed -n 3p | grep -qE "^$T $lwp1   fini_lwp $V \$" &&
+	[ "$(echo "$out" | sed -n 3p | awk "{ print \$4 }")" = "$(echo "$out" | sed -n 4p | awk "{ print \$4 }")" ] &&
+	echo "$out" | sed -n 4p | grep -qE "^$T $lwp1       exit $V \$"' "$out"
+
+out=$("$CPUTRACK" -n -T 0 -c task-clock "$PROGS/spin" 0.2 2>&1)
+check "${names[17]}" '[ "$(echo "$out" | wc -l)" -eq 1 ] && echo "$out" | grep -qE "^$T $lwp1       exit $V \$"' "$out"
+
+out=$("$CPUTRACK" -D -c task-clock,bogus /bin/true 2>&1); rc=$?
+check "${names[18]}" '[ $rc -eq 2 ] &&
+	[ "$(echo "$out" | head -n 1)" = "cputrack: cpc_strtoset: bad token '"'"'bogus'"'"'" ]' "$out"
 finish

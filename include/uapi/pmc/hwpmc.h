@@ -201,7 +201,8 @@ enum pmc_cputype {
  * Linux: a virtual counting PMC with a preset (pm_count = 2^64 - N) that
  * overflows after N events: the PMCs of its pm_group stop, an OVERFLOW record
  * goes into the owner's ring, and the target thread receives signal
- * pm_signo (libcpc's CPC_OVF_NOTIFY_EMT). PMCSTART re-arms it.
+ * pm_signo with si_code POLL_IN and si_addr the PC of the overflow
+ * (libcpc's CPC_OVF_NOTIFY_EMT, EMT_CPCOVF). PMCSTART re-arms it.
  */
 #define PMC_F_OVF_SIGNAL	0x02000000
 #define PMC_F_ALLOCATE_MASK	(PMC_F_DESCENDANTS | PMC_F_LOG_PROCCSW | \

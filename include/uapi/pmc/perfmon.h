@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note OR BSD-2-Clause */
 /*
- * perfmon.h - FreeBSD's perfmon(4) interface (<machine/perfmon.h>) on /dev/pmc.
+ * perfmon.h - FreeBSD's perfmon(4) interface (<machine/perfmon.h>) on
+ * /dev/perfmon, which is /dev/pmc under perfmon(4)'s name.
  *
  * The names and values of the original header, with Linux ioctl encodings and
  * layouts fixed for 32- and 64-bit callers (the original's quad_t fields are
@@ -14,7 +15,7 @@
 #include <linux/types.h>
 #include <linux/ioctl.h>
 
-#define _PATH_PERFMON	"/dev/pmc"
+#define _PATH_PERFMON	"/dev/perfmon"
 
 /* The number of counters of the original; the driver's is in PMIOGET errors. */
 #define NPMC		2
