@@ -61,6 +61,23 @@ static unsigned int spin_and_sleep(uint64_t ns, uint64_t slice_ns)
 }
 
 /*
+ * @n switch-outs at which a PMC_SNAPSHOT_MIN_US period has elapsed (by
+ * the clock the driver's period follows, whatever the CPU time).
+ */
+static void switch_out_when_due(unsigned int n)
+{
+	uint64_t due;
+
+	while (n--) {
+		due = smp_now_ns(CLOCK_MONOTONIC) +
+		      PMC_SNAPSHOT_MIN_US * 1500ull;
+		while (smp_now_ns(CLOCK_MONOTONIC) < due)
+			sink++;
+		usleep(200);
+	}
+}
+
+/*
  * Two SNAPSHOT PMCs of set @group counting the calling thread (@ca, then
  * @cb), one period: their ids in @ids. 0, or -1.
  */
@@ -151,7 +168,6 @@ TEST_F(proc, no_switch_out_record_of_a_partly_stopped_set)
 	static const struct pmclog_snapshot *ra[MAXREC], *rb[MAXREC];
 	uint64_t v[2];
 	uint32_t ids[2];
-	unsigned int sleeps;
 	size_t na, nb, i, after = 0;
 
 	RETURN_IF_SKIPPED();
@@ -163,15 +179,7 @@ TEST_F(proc, no_switch_out_record_of_a_partly_stopped_set)
 	ASSERT_EQ(0, smp_simple(self->fd, PMC_IOC_PMCSTART, ids[1]));
 	spin_and_sleep(20000000ull, 2000000ull);
 	ASSERT_EQ(0, smp_simple(self->fd, PMC_IOC_PMCSTOP, ids[0]));
-	/* Switch-outs at which b is due: a period between them. */
-	for (sleeps = 0; sleeps < 10; sleeps++) {
-		uint64_t due = smp_now_ns(CLOCK_MONOTONIC) +
-			       PMC_SNAPSHOT_MIN_US * 1500ull;
-
-		while (smp_now_ns(CLOCK_MONOTONIC) < due)
-			sink++;
-		usleep(200);
-	}
+	switch_out_when_due(10);
 	ASSERT_EQ(0, smp_simple(self->fd, PMC_IOC_PMCSTOP, ids[1]));
 	ASSERT_EQ(0, snap_readset(self->fd, ids, 2, v));
 	ASSERT_TRUE(snap_collect(self->fd, &self->r, &self->b));
@@ -226,7 +234,7 @@ TEST_F(proc, records_of_two_cpus_come_in_time_order)
 	for (round = 0; round < 20; round++) {
 		ASSERT_EQ(0, pin_to(1));
 		ASSERT_EQ(0, smp_simple(self->fd, PMC_IOC_PMCSTART, a));
-		spin_and_sleep(6000000ull, 1500000ull);
+		switch_out_when_due(4);
 		/* Its switch-out on CPU 1, then the stop's record on CPU 0. */
 		ASSERT_EQ(0, pin_to(0));
 		ASSERT_EQ(0, smp_simple(self->fd, PMC_IOC_PMCSTOP, a));
@@ -236,14 +244,14 @@ TEST_F(proc, records_of_two_cpus_come_in_time_order)
 		for (i = from + 1; i < na; i++)
 			if (ra[i]->pl_hdr.pl_tsc < ra[i - 1]->pl_hdr.pl_tsc)
 				bad++;
-		/* The round's last record is its stop's. */
+		/* Switch-out records, and last the stop's. */
+		EXPECT_LE(from + 2, na);
 		EXPECT_EQ(0, ra[na - 1]->pl_tid);
 		total += na - from;
 		from = na;
 	}
 	TH_LOG("%u records in 20 rounds", total);
 	EXPECT_EQ(0, bad);
-	EXPECT_LE(60, total);
 }
 
 /* A thread that never switches out writes only the stop's record. */
