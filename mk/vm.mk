@@ -34,7 +34,7 @@ VM_CHECK_TIMEOUT ?= 1200
 # (README, "Supported kernels").
 CHECK_STEPS += $(addprefix vm-check-,$(CHECK_KVERS))
 CHECK_ALL ?= 0
-CHECK_RT_FILTER ?= core-attach core-threads snapshot-sys snapshot-selfread sampling- cpcstat_ring faults- fuzz-
+CHECK_RT_FILTER ?= core-attach core-threads snapshot- sampling- cpcstat_ring libcpc-ring faults- fuzz-
 vm_check_filter = $(if $(filter 1,$(CHECK_ALL)),,$(if $(call is_rt,$(1)),$(CHECK_RT_FILTER)))
 is_rt = $(filter rt-%,$(shell $(TOP)/tools/kernels flavour $(1)))
 # A PREEMPT_RT kernel runs the suite slower under TCG (threaded interrupts,

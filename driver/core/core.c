@@ -906,11 +906,16 @@ int pmc_core_init(void)
 	ret = pmc_target_init();
 	if (ret)
 		goto err_rows;
-	ret = pmc_hooks_init();
+	ret = pmc_probe_pool_init();
 	if (ret)
 		goto err_target;
+	ret = pmc_hooks_init();
+	if (ret)
+		goto err_pool;
 	return 0;
 
+err_pool:
+	pmc_probe_pool_exit();
 err_target:
 	pmc_target_exit();
 err_rows:
@@ -920,7 +925,12 @@ err_rows:
 
 void pmc_core_exit(void)
 {
-	/* No file is open: every owner is gone, and no work is pending. */
+	/*
+	 * No file is open: every owner is gone, and no work is pending. The
+	 * RCU callbacks that drop the last references of targets
+	 * (pmc_target_put()) have run after the barrier.
+	 */
+	rcu_barrier();
 	if (WARN_ON_ONCE(atomic_read(&pmc_live[PMC_LIVE_OWNER]) ||
 			 atomic_read(&pmc_live[PMC_LIVE_PMC]) ||
 			 atomic_read(&pmc_live[PMC_LIVE_TARGET]) ||
@@ -931,6 +941,7 @@ void pmc_core_exit(void)
 		       atomic_read(&pmc_live[PMC_LIVE_TARGET]),
 		       atomic_read(&pmc_live[PMC_LIVE_THREAD]));
 	pmc_hooks_exit();
+	pmc_probe_pool_exit();
 	pmc_selfread_exit();
 	pmc_target_exit();
 	pmc_rows_exit();

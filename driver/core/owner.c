@@ -182,7 +182,11 @@ void pmc_core_release_file(struct pmc_file *pf)
  * sched_process_exit probe, for the last thread of a process (@task is
  * current, preemption off): the owners that process had are torn down by a
  * task_work the dying thread runs later in do_exit(), where it may sleep.
- * The work holds a reference on the owner and on the module.
+ * The work holds a reference on the owner and on the module. The
+ * pmc_owner_put() of a failure is never the last (which would free with
+ * put_pid(), not allowed under preemption-off on PREEMPT_RT): the owner is
+ * on pmc_owners, so its file's reference stands until
+ * pmc_owner_teardown()'s grace period, after this probe.
  */
 void pmc_owner_exit_probe(struct task_struct *task)
 {

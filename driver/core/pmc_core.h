@@ -257,6 +257,20 @@ int pmc_sec_allocate(const struct pmc_sec_caller *sc, u32 mode,
 		     bool counts_kernel);
 
 /*
+ * Blocks for the work the fork and exec probes queue (core/probe_pool.c):
+ * a tracepoint probe runs with preemption disabled, where PREEMPT_RT's
+ * slab allocator may sleep, so the probes allocate and free nothing.
+ * pmc_probe_block_get() returns PMC_PROBE_BLOCK_SIZE bytes (at least
+ * @size) from this CPU's preallocated pool, or NULL when it is empty (the
+ * caller counts the loss as it would a failed allocation); any context but
+ * NMI and sched_switch (the rq lock held). pmc_probe_block_put() gives one
+ * back; any context but NMI.
+ */
+#define PMC_PROBE_BLOCK_SIZE	64
+void *pmc_probe_block_get(size_t size);
+void pmc_probe_block_put(void *block);
+
+/*
  * pmc_task_sampling_owners - call @fn(po, @arg) for the owner of each
  * sampling PMC that counts thread @task (an owner may come more than once).
  * Under rcu_read_lock(); any context but NMI (the map kprobes included).

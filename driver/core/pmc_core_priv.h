@@ -191,6 +191,10 @@ void pmc_selfread_switch_probe(struct task_struct *prev,
 			       struct task_struct *next);
 void pmc_selfread_exit(void);
 
+/* probe_pool.c: the blocks of pmc_probe_block_get(). Process context. */
+int pmc_probe_pool_init(void);
+void pmc_probe_pool_exit(void);
+
 /* sched_hooks.c: tracepoint registration. */
 int pmc_hooks_init(void);
 void pmc_hooks_exit(void);

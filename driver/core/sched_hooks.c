@@ -15,10 +15,15 @@
  * compat/tracepoint.h make the compiler check the probe prototypes against
  * the kernel's headers.
  *
- * Probe context (6.1): preemption disabled by the tracepoint; sched_switch
- * also has IRQs off and the rq lock held. The probes take no lock, never
- * sleep, allocate only with GFP_ATOMIC (fork) and defer everything else to
- * task_work. They find targets and owners under rcu_read_lock().
+ * Probe context (6.1 and 6.12, PREEMPT_RT included): preemption disabled
+ * by the tracepoint; sched_switch also has IRQs off and the rq lock held.
+ * The probes take no sleeping lock (on PREEMPT_RT a spinlock_t is one, and
+ * the slab allocator takes them: no kmalloc() or kfree(), GFP_ATOMIC or
+ * not), only the raw spinlocks of the log's staging, the probe pool and
+ * the self-read pages; they never sleep, take the work they queue from the
+ * probe pool (probe_pool.c) and defer everything else to task_work. They
+ * find targets and owners under rcu_read_lock(), and a reference they drop
+ * frees nothing there (pmc_target_put(), pmc_owner_exit_probe()).
  */
 #include "pmc_core_priv.h"
 

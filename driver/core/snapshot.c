@@ -318,28 +318,55 @@ static void pmc_snap_thr_write(struct pmc_thr *thr, struct perf_event *event,
 }
 
 /*
+ * Is @thr's PMC a stopped member of a set (a SNAPSHOT PMC with a group)?
+ * sched_switch context.
+ */
+static bool pmc_snap_thr_stopped(struct pmc_thr *thr)
+{
+	struct pmc_obj *pm = thr->tgt->pm;
+
+	return pm->group && (pm->flags & PMC_F_SNAPSHOT) &&
+	       !READ_ONCE(thr->dead) &&
+	       READ_ONCE(pm->state) != PMC_STATE_RUNNING;
+}
+
+/*
  * sched_switch probe, @prev still current (IRQs off, rq lock held): the
  * records of @prev's SNAPSHOT PMCs whose period elapsed since its last
  * record; a set (owner, group) is written whole with one timestamp when
- * any of its PMCs is due. No lock but the log's staging lock.
+ * any of its PMCs is due, and not at all while one of its PMCs is stopped:
+ * PMCSTOP stops a set one PMC at a time, each writing its last record, and
+ * a switch-out in between would write the others' values at an instant
+ * between those last records (a reader rebuilding the set from one record
+ * per PMC would take them for the set's last values). No lock but the
+ * log's staging lock.
  */
 void pmc_snap_switch_probe(struct task_struct *prev)
 {
 	struct pmc_snap_due due[PMC_SNAP_DUE_MAX];
+	struct pmc_snap_due stopped[PMC_SNAP_DUE_MAX];
 	struct perf_event *event;
 	struct pmc_obj *pm;
 	struct pmc_thr *thr;
-	unsigned int ndue = 0;
+	unsigned int ndue = 0, nstopped = 0;
 	u64 now = 0;
 
 	rcu_read_lock();
 	pmc_for_each_thr_rcu(thr, prev) {
 		if (thr->task != prev)
 			continue;
+		pm = thr->tgt->pm;
+		if (pmc_snap_thr_stopped(thr)) {
+			if (nstopped < PMC_SNAP_DUE_MAX &&
+			    !pmc_snap_is_due(stopped, nstopped, pm->owner,
+					     pm->group))
+				stopped[nstopped++] = (struct pmc_snap_due){
+					pm->owner, pm->group };
+			continue;
+		}
 		event = pmc_snap_thr_event(thr);
 		if (!event)
 			continue;
-		pm = thr->tgt->pm;
 		if (!now)
 			now = ktime_get_ns();
 		if (now - thr->last_snap < (u64)pm->snapshot_us * NSEC_PER_USEC)
@@ -359,7 +386,8 @@ void pmc_snap_switch_probe(struct task_struct *prev)
 		event = pmc_snap_thr_event(thr);
 		pm = thr->tgt->pm;
 		if (event && pm->group &&
-		    pmc_snap_is_due(due, ndue, pm->owner, pm->group))
+		    pmc_snap_is_due(due, ndue, pm->owner, pm->group) &&
+		    !pmc_snap_is_due(stopped, nstopped, pm->owner, pm->group))
 			pmc_snap_thr_write(thr, event, prev, now);
 	}
 out:

@@ -81,17 +81,37 @@ void pmc_target_exit(void)
 
 /* ------------------------------------------------------------ objects */
 
-static void pmc_target_put(struct pmc_target *tgt)
+/*
+ * Context: an RCU callback (softirq; a preemptible kthread on PREEMPT_RT),
+ * a grace period after the last reference went.
+ */
+static void pmc_target_free_rcu(struct rcu_head *rcu)
 {
-	if (!refcount_dec_and_test(&tgt->refs))
-		return;
+	struct pmc_target *tgt = container_of(rcu, struct pmc_target, rcu);
+
 	put_pid(tgt->pid);
 	pmc_obj_put(tgt->pm);
 	atomic_dec(&pmc_live[PMC_LIVE_TARGET]);
-	kfree_rcu(tgt, rcu);
+	kfree(tgt);
 }
 
-/* Any context but NMI. */
+/*
+ * Context: any but NMI. A probe's reference may be the last one (the
+ * target detached meanwhile, without a grace period), and put_pid() frees
+ * to a slab, which on PREEMPT_RT takes sleeping locks: the references the
+ * target holds are dropped by an RCU callback (pmc_core_exit() waits for
+ * them with rcu_barrier()).
+ */
+static void pmc_target_put(struct pmc_target *tgt)
+{
+	if (refcount_dec_and_test(&tgt->refs))
+		call_rcu(&tgt->rcu, pmc_target_free_rcu);
+}
+
+/*
+ * Context: any but NMI (put_task_struct() defers to RCU on PREEMPT_RT when
+ * not preemptible; pmc_target_put() and kfree_rcu() are safe anywhere).
+ */
 static void pmc_thr_put(struct pmc_thr *thr)
 {
 	if (!refcount_dec_and_test(&thr->refs))
@@ -734,8 +754,12 @@ struct pmc_fork_work {
 	struct pmc_target *tgt;		/* the parent's target (ref held) */
 	bool new_process;		/* PMC_F_DESCENDANTS: a new target */
 };
+static_assert(sizeof(struct pmc_fork_work) <= PMC_PROBE_BLOCK_SIZE);
 
-/* Runs in the child before it first returns to user space. */
+/*
+ * Context: task_work, in the child before it first returns to user space
+ * (process context, may sleep).
+ */
 static void pmc_fork_work_fn(struct callback_head *cb)
 {
 	struct pmc_fork_work *fw = container_of(cb, struct pmc_fork_work, cb);
@@ -760,12 +784,16 @@ static void pmc_fork_work_fn(struct callback_head *cb)
 out:
 	mutex_unlock(&po->lock);
 	pmc_target_put(tgt);
-	kfree(fw);
+	pmc_probe_block_put(fw);
 	/* Last: the work held the module since the probe queued it. */
 	module_put(THIS_MODULE);
 }
 
-/* Probe context: queue the counting of @child for @tgt. */
+/*
+ * Queue the counting of @child for @tgt. Context: the fork probe
+ * (preemption off, under rcu_read_lock()): no allocation, the work is a
+ * block of the probe pool; the failure paths free nothing either.
+ */
 static void pmc_fork_queue(struct task_struct *child, struct pmc_target *tgt,
 			   bool new_process)
 {
@@ -773,7 +801,7 @@ static void pmc_fork_queue(struct task_struct *child, struct pmc_target *tgt,
 
 	if (!refcount_inc_not_zero(&tgt->refs))
 		return;
-	fw = kmalloc(sizeof(*fw), GFP_ATOMIC);
+	fw = pmc_probe_block_get(sizeof(*fw));
 	if (!fw)
 		goto err_ref;
 	if (!try_module_get(THIS_MODULE))
@@ -785,7 +813,7 @@ static void pmc_fork_queue(struct task_struct *child, struct pmc_target *tgt,
 		return;
 	module_put(THIS_MODULE);
 err_free:
-	kfree(fw);
+	pmc_probe_block_put(fw);
 err_ref:
 	pmc_target_put(tgt);
 	pr_warn_ratelimited("pid %d cannot be counted\n", task_pid_nr(child));

@@ -18,6 +18,7 @@
 #include <linux/percpu.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
+#include <linux/string.h>
 #include <linux/timekeeping.h>
 #include <linux/uaccess.h>
 
@@ -47,56 +48,142 @@ static void pmc_log_carry_drops(struct pmc_log_state *log,
 }
 
 /*
- * Give pl_seq to the records of @buf up to @end and copy them to the ring
- * and the file's output.
+ * Give @h its pl_seq and copy it to the ring and the file's output.
+ * Context: process, pub_lock held.
  */
-static void pmc_log_publish_range(struct pmc_log_state *log,
-				  struct pmc_logbuf *buf, u32 end)
+static void pmc_log_publish_record(struct pmc_log_state *log,
+				   struct pmclog_header *h, u32 len)
 {
-	struct pmclog_header *h;
-	u32 off, len;
-
-	for (off = buf->pub; off < end; off += len) {
-		h = (struct pmclog_header *)(buf->data + off);
-		len = PMCLOG_HEADER_TO_LENGTH(h->pl_header);
-		if (WARN_ON_ONCE(len < sizeof(*h) || len > end - off))
-			break;
-		h->pl_seq = log->seq++;
-		if (log->ring && !pmc_ring_put_record(log->ring, h, len)) {
-			log->drops_ring++;
-			pmc_log_carry_drops(log, h);
-		}
-		if (log->sinks & PMC_LOG_SINK_FILE)
-			pmc_log_file_append(log, h, len);
+	h->pl_seq = log->seq++;
+	if (log->ring && !pmc_ring_put_record(log->ring, h, len)) {
+		log->drops_ring++;
+		pmc_log_carry_drops(log, h);
 	}
-	buf->pub = end;
+	if (log->sinks & PMC_LOG_SINK_FILE)
+		pmc_log_file_append(log, h, len);
 }
 
 /*
- * Publish what one CPU staged, in staging order; the buffers it filled go
- * back to the pool, the one it is filling stays.
+ * Take what @lc staged so far into the pass: its filled buffers join
+ * @pubq, and the records of the buffer being filled, up to its fill now,
+ * may be published. Context: process, pub_lock held; the CPU's staging
+ * lock (raw, IRQs off) is held for the few stores only.
  */
-static void pmc_log_publish_cpu(struct pmc_log_state *log,
-				struct pmc_log_cpu *lc)
+static void pmc_log_take_cpu(struct pmc_log_cpu *lc)
 {
-	struct pmc_logbuf *buf, *tmp, *cur;
-	LIST_HEAD(done);
-	u32 curfill = 0;
-
 	raw_spin_lock_irq(&lc->lock);
-	list_splice_init(&lc->full, &done);
-	cur = lc->cur;
-	if (cur)
-		curfill = cur->fill;
+	list_splice_tail_init(&lc->full, &lc->pubq);
+	lc->snap = lc->cur;
+	lc->snap_fill = lc->cur ? lc->cur->fill : 0;
 	raw_spin_unlock_irq(&lc->lock);
+}
 
-	list_for_each_entry_safe(buf, tmp, &done, link) {
+/*
+ * Set @lc's head to its next record taken into the pass, oldest buffer
+ * first; the buffers of @pubq it wholly published go back to the pool.
+ * Returns the head, or NULL when the CPU has nothing more in the pass.
+ * Context: process, pub_lock held.
+ */
+static struct pmclog_header *pmc_log_next(struct pmc_log_state *log,
+					  struct pmc_log_cpu *lc)
+{
+	struct pmclog_header *h;
+	struct pmc_logbuf *buf;
+	u32 end, len;
+
+	lc->head = NULL;
+	for (;;) {
+		buf = list_first_entry_or_null(&lc->pubq, struct pmc_logbuf,
+					       link);
+		/* A filled buffer's fill no longer moves; @snap's does. */
+		end = buf ? buf->fill : lc->snap_fill;
+		if (!buf)
+			buf = lc->snap;
+		if (!buf)
+			return NULL;
+		if (buf->pub < end) {
+			h = (struct pmclog_header *)(buf->data + buf->pub);
+			len = PMCLOG_HEADER_TO_LENGTH(h->pl_header);
+			if (!WARN_ON_ONCE(len < sizeof(*h) ||
+					  len > end - buf->pub)) {
+				lc->headbuf = buf;
+				lc->head = h;
+				return h;
+			}
+			buf->pub = end;		/* corrupt: skip the rest */
+		}
+		if (buf == lc->snap)
+			return NULL;		/* still staged into */
 		list_del_init(&buf->link);
-		pmc_log_publish_range(log, buf, buf->fill);
 		pmc_log_pool_put(log, buf);
 	}
-	if (cur)
-		pmc_log_publish_range(log, cur, curfill);
+}
+
+/*
+ * Publish the records of the @n CPUs of log->merge (each with a head)
+ * whose pl_tsc is at most @until, in pl_tsc order: a k-way merge of the
+ * CPUs' queues, each CPU's records in its staging order (a record that
+ * waited in the sample ring has an earlier pl_tsc than the one staged
+ * before it: the order within a CPU is kept). A tie goes to the CPU first
+ * in log->merge. O(@n) per record. @n is updated to the CPUs with records
+ * left (later than @until). Context: process, pub_lock held.
+ */
+static void pmc_log_merge(struct pmc_log_state *log, unsigned int *n,
+			  u64 until)
+{
+	struct pmc_log_cpu **m = log->merge;
+	struct pmc_log_cpu *lc;
+	unsigned int i, best;
+	u32 len;
+
+	while (*n) {
+		best = 0;
+		for (i = 1; i < *n; i++)
+			if (m[i]->head->pl_tsc < m[best]->head->pl_tsc)
+				best = i;
+		lc = m[best];
+		if (lc->head->pl_tsc > until)
+			return;
+		len = PMCLOG_HEADER_TO_LENGTH(lc->head->pl_header);
+		pmc_log_publish_record(log, lc->head, len);
+		lc->headbuf->pub += len;
+		if (!pmc_log_next(log, lc)) {
+			(*n)--;
+			memmove(&m[best], &m[best + 1],
+				(*n - best) * sizeof(*m));
+		}
+	}
+}
+
+/*
+ * One publishing pass: take each CPU's records, then publish them merged
+ * in pl_tsc order up to the pass's start. CPUs are taken one after the
+ * other, so a record staged meanwhile on a CPU already taken would be
+ * missing from the pass while a later one of another CPU is not: the
+ * records after the start wait for the next pass (queued here, unless
+ * @all), and the order holds from pass to pass. With @all (a flush, the
+ * owner's exit) they are published too, after the others. Context:
+ * process, pub_lock held.
+ */
+static void pmc_log_publish_pass(struct pmc_log_state *log, bool all)
+{
+	u64 start = ktime_get_ns();
+	struct pmc_log_cpu *lc;
+	unsigned int n = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		lc = per_cpu_ptr(log->cpu, cpu);
+		pmc_log_take_cpu(lc);
+		if (pmc_log_next(log, lc))
+			log->merge[n++] = lc;
+	}
+	pmc_log_merge(log, &n, start);
+	if (n && all)
+		pmc_log_merge(log, &n, U64_MAX);
+	if (n && !log->dead)
+		queue_delayed_work(pmc_log_wq, &log->pub_work,
+				   PMC_LOG_PUBLISH_DELAY);
 }
 
 /*
@@ -132,7 +219,6 @@ static bool pmc_log_report_drops(struct pmc_log_state *log)
 void pmc_log_publish_locked(struct pmc_log_state *log, bool flush)
 {
 	bool reported;
-	int cpu;
 
 	lockdep_assert_held(&log->pub_lock);
 	/* Records lost for want of a buffer: keep more of them free. */
@@ -140,19 +226,16 @@ void pmc_log_publish_locked(struct pmc_log_state *log, bool flush)
 		log->pool_want = min(max(log->pool_want * 2,
 					 num_online_cpus() + 2), log->maxbufs);
 	reported = log->dead || pmc_log_report_drops(log);
-	for_each_possible_cpu(cpu)
-		pmc_log_publish_cpu(log, per_cpu_ptr(log->cpu, cpu));
+	pmc_log_publish_pass(log, flush);
 	/*
 	 * No buffer was free for the DROPNOTIFY (the losses being reported
 	 * are for want of one): the pass gave the filled ones back, so stage
-	 * it now and publish it in this pass, which may be the last one.
+	 * it now and publish it in this call, which may be the last one.
 	 */
 	if (!reported) {
 		pmc_log_pool_fill(log);
 		if (pmc_log_report_drops(log))
-			for_each_possible_cpu(cpu)
-				pmc_log_publish_cpu(log,
-						    per_cpu_ptr(log->cpu, cpu));
+			pmc_log_publish_pass(log, flush);
 	}
 	if (log->ring)
 		pmc_ring_commit(log->ring);
@@ -226,6 +309,7 @@ static void pmc_log_state_release(struct kref *ref)
 	cancel_delayed_work_sync(&log->pub_work);
 	pmc_log_pool_destroy(log);
 	free_percpu(log->cpu);
+	kfree(log->merge);
 	put_pid(log->owner_tgid);
 	pmc_owner_put(log->po);
 	mutex_destroy(&log->pub_lock);
@@ -272,7 +356,8 @@ static struct pmc_log_state *pmc_log_state_create(struct pmc_owner *po)
 	if (!log)
 		return ERR_PTR(-ENOMEM);
 	log->cpu = alloc_percpu(struct pmc_log_cpu);
-	if (!log->cpu) {
+	log->merge = kcalloc(nr_cpu_ids, sizeof(*log->merge), GFP_KERNEL);
+	if (!log->cpu || !log->merge) {
 		ret = -ENOMEM;
 		goto err_free;
 	}
@@ -305,8 +390,9 @@ err_pool:
 	put_pid(log->owner_tgid);
 	mutex_destroy(&log->pub_lock);
 	mutex_destroy(&log->cfg_lock);
-	free_percpu(log->cpu);
 err_free:
+	free_percpu(log->cpu);
+	kfree(log->merge);
 	kfree(log);
 	return ERR_PTR(ret);
 }
@@ -370,7 +456,7 @@ void pmc_log_owner_exit(struct pmc_owner *po)
 	if (log->file)
 		pmc_log_close_file(log, pmc_log_exit_wait());
 	mutex_lock(&log->pub_lock);
-	pmc_log_publish_locked(log, false);
+	pmc_log_publish_locked(log, true);
 	WRITE_ONCE(log->dead, true);
 	WRITE_ONCE(log->sinks, 0);
 	pmc_ring_detach(log);

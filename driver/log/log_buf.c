@@ -99,6 +99,9 @@ int pmc_log_pool_init(struct pmc_log_state *log)
 		raw_spin_lock_init(&lc->lock);
 		lc->cur = NULL;
 		INIT_LIST_HEAD(&lc->full);
+		INIT_LIST_HEAD(&lc->pubq);
+		lc->snap = NULL;
+		lc->head = NULL;
 	}
 	pmc_log_pool_fill(log);
 	return log->nbufs ? 0 : -ENOMEM;
@@ -126,6 +129,7 @@ void pmc_log_pool_destroy(struct pmc_log_state *log)
 		struct pmc_log_cpu *lc = per_cpu_ptr(log->cpu, cpu);
 
 		pmc_log_free_list(&lc->full);
+		pmc_log_free_list(&lc->pubq);
 		kvfree(lc->cur);
 		lc->cur = NULL;
 	}

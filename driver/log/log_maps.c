@@ -175,6 +175,7 @@ struct pmc_exec_work {
 	u32 pmcid;			/* PMC_ID_INVALID: a system-sampling owner */
 	bool maps;			/* sampled: log the mappings */
 };
+static_assert(sizeof(struct pmc_exec_work) <= PMC_PROBE_BLOCK_SIZE);
 
 /* AT_BASE (the dynamic loader's load address) of @mm, 0 if none. */
 static u64 pmc_auxv_base(struct mm_struct *mm)
@@ -273,8 +274,8 @@ static void pmc_log_exec_record(struct pmc_log_state *log, u32 pmcid,
 }
 
 /*
- * task_work: the exec'ed task on its way back to user space. Process
- * context, may sleep.
+ * Context: task_work, the exec'ed task on its way back to user space
+ * (process context, may sleep).
  */
 static void pmc_exec_work_fn(struct callback_head *cb)
 {
@@ -304,11 +305,16 @@ static void pmc_exec_work_fn(struct callback_head *cb)
 			pmc_log_maps(log, mm, tgid);
 	}
 	pmc_log_state_put(log);
-	kfree(w);
+	pmc_probe_block_put(w);
 	/* The work ran in module text: the reference kept the module. */
 	module_put(THIS_MODULE);
 }
 
+/*
+ * Context: the exec probe (preemption off, under rcu_read_lock()). No
+ * allocation (the work is a block of the probe pool, core/probe_pool.c)
+ * and no free: on PREEMPT_RT both may take the slab's sleeping locks.
+ */
 void pmc_log_procexec(struct pmc_owner *po, struct pmc_obj *pm,
 		      struct task_struct *task)
 {
@@ -317,7 +323,7 @@ void pmc_log_procexec(struct pmc_owner *po, struct pmc_obj *pm,
 
 	if (!log || !pmc_log_accepting(log))
 		return;
-	w = kmalloc(sizeof(*w), GFP_ATOMIC);
+	w = pmc_probe_block_get(sizeof(*w));
 	if (!w) {
 		atomic64_inc(&log->lost_records);
 		return;
@@ -330,7 +336,7 @@ void pmc_log_procexec(struct pmc_owner *po, struct pmc_obj *pm,
 	if (w->maps)
 		pmc_map_hooks_want_async();
 	if (pmc_log_work_add(task, &w->cb, log))
-		kfree(w);
+		pmc_probe_block_put(w);
 }
 
 /* ------------------------------------------------------------ later maps */
@@ -382,6 +388,13 @@ out:
 	module_put(THIS_MODULE);
 }
 
+/*
+ * Context: the sample drain (sample.c): hard IRQ, where GFP_ATOMIC may
+ * allocate; on PREEMPT_RT the drain (not IRQ_WORK_INIT_HARD) runs in the
+ * CPU's irq_work kthread, preemptible, where the slab's sleeping locks may
+ * be taken. Never a probe: the map kprobes queue an entry on the sample
+ * ring instead.
+ */
 void pmc_log_queue_map_in(struct pmc_log_state *log, struct task_struct *task,
 			  unsigned long start)
 {

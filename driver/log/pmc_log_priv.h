@@ -21,10 +21,11 @@
  * of sample.c instead, and its irq_work stages the CALLCHAIN records).
  *
  * The *publisher* (pmc_log_publish(), under pub_lock: the log workqueue or
- * an ioctl) is the single producer of the owner's record stream: it walks
- * the staged records CPU by CPU in staging order, gives each its pl_seq,
- * and copies it into the mmap'd ring if one is mapped and into the file's
- * output buffer if a log file is configured. Output buffers go to the
+ * an ioctl) is the single producer of the owner's record stream: it merges
+ * the records staged on the CPUs in pl_tsc (CLOCK_MONOTONIC) order, each
+ * CPU's in its staging order, up to the time it started (log.c), gives
+ * each its pl_seq, and copies it into the mmap'd ring if one is mapped and
+ * into the file's output buffer if a log file is configured. Output buffers go to the
  * writer kthread, which writes them to the file unchanged: the ring and the
  * file get the same bytes in the same order. All buffers (staging and
  * output) come from the owner's pool.
@@ -73,11 +74,25 @@ struct pmc_logbuf {
  *		because of those contexts: a spinlock_t sleeps on PREEMPT_RT.
  * @cur:	the buffer records are appended to, NULL until needed
  * @full:	buffers filled on this CPU, oldest first, for the publisher
+ *
+ * The publisher's own (under the log's pub_lock, no other lock):
+ * @pubq:	buffers it took from @full and has not wholly published,
+ *		oldest first
+ * @snap:	@cur when the pass took the CPU's records, @snap_fill its
+ *		fill then: the records of @snap it may publish in the pass
+ * @head:	the CPU's next record to publish in the pass (NULL: none), in
+ *		@headbuf
  */
 struct pmc_log_cpu {
 	raw_spinlock_t lock;
 	struct pmc_logbuf *cur;
 	struct list_head full;
+
+	struct list_head pubq;
+	struct pmc_logbuf *snap;
+	u32 snap_fill;
+	struct pmclog_header *head;
+	struct pmc_logbuf *headbuf;
 };
 
 /* How the writer writes the log file (log_writer.c). */
@@ -101,6 +116,8 @@ enum pmc_log_wmode {
  * @sinks:	PMC_LOG_SINK_*; read anywhere, written under @pub_lock
  * @dead:	the owner is gone: nothing is staged any more
  * @cpu:	per-CPU staging
+ * @merge:	the CPUs with records in a publishing pass (nr_cpu_ids
+ *		entries), under @pub_lock
  * @pool_lock:	protects @free and @nfree (raw; any context but NMI, IRQs off;
  *		nests inside a pmc_log_cpu.lock; raw for the hard IRQ and
  *		tracepoint stagers on PREEMPT_RT)
@@ -128,6 +145,7 @@ struct pmc_log_state {
 	struct pid *owner_tgid;		/* a reference: its pid namespace */
 
 	struct pmc_log_cpu __percpu *cpu;
+	struct pmc_log_cpu **merge;
 	u32 bufsize;
 
 	raw_spinlock_t pool_lock;
@@ -228,8 +246,10 @@ static inline struct pmc_log_state *pmc_log_of(struct pmc_owner *po)
 }
 
 /*
- * Publish what is staged (pub_lock taken inside). @flush also hands the
- * file's partial output buffer to the writer. Process context.
+ * Publish what is staged (pub_lock taken inside), in pl_tsc order: every
+ * record staged before the call; the records staged during it only with
+ * @flush, else by the next pass (queued). @flush also hands the file's
+ * partial output buffer to the writer. Process context.
  */
 void pmc_log_publish(struct pmc_log_state *log, bool flush);
 /* The same with pub_lock held. */

@@ -60,6 +60,45 @@ static unsigned int spin_and_sleep(uint64_t ns, uint64_t slice_ns)
 	return sleeps;
 }
 
+/*
+ * @n switch-outs at which a PMC_SNAPSHOT_MIN_US period has elapsed (by
+ * the clock the driver's period follows, whatever the CPU time).
+ */
+static void switch_out_when_due(unsigned int n)
+{
+	uint64_t due;
+
+	while (n--) {
+		due = smp_now_ns(CLOCK_MONOTONIC) +
+		      PMC_SNAPSHOT_MIN_US * 1500ull;
+		while (smp_now_ns(CLOCK_MONOTONIC) < due)
+			sink++;
+		usleep(200);
+	}
+}
+
+/*
+ * Two SNAPSHOT PMCs of set @group counting the calling thread (@ca, then
+ * @cb), one period: their ids in @ids. 0, or -1.
+ */
+static int thread_set_alloc(int fd, uint64_t ca, uint64_t cb, uint32_t group,
+			    uint32_t period_us, uint32_t ids[2])
+{
+	int64_t a = snap_alloc(fd, PMC_MODE_TC, PMC_CPU_ANY, ca, group,
+			       period_us);
+	int64_t b = snap_alloc(fd, PMC_MODE_TC, PMC_CPU_ANY, cb, group,
+			       period_us);
+
+	if (a < 0 || b < 0)
+		return -1;
+	ids[0] = a;
+	ids[1] = b;
+	if (smp_attach_flags(fd, a, 0, PMC_ATTACH_F_THREAD) ||
+	    smp_attach_flags(fd, b, 0, PMC_ATTACH_F_THREAD))
+		return -1;
+	return 0;
+}
+
 TEST_F(proc, thread_records_at_switch_out)
 {
 	static const struct pmclog_snapshot *ra[MAXREC], *rb[MAXREC];
@@ -70,16 +109,11 @@ TEST_F(proc, thread_records_at_switch_out)
 	int64_t a, b;
 
 	RETURN_IF_SKIPPED();
-	a = snap_alloc(self->fd, PMC_MODE_TC, PMC_CPU_ANY,
-		       PERF_COUNT_SW_TASK_CLOCK, 4, PERIOD_US);
-	b = snap_alloc(self->fd, PMC_MODE_TC, PMC_CPU_ANY,
-		       PERF_COUNT_SW_CONTEXT_SWITCHES, 4, PERIOD_US);
-	ASSERT_LE(0, a);
-	ASSERT_LE(0, b);
-	ids[0] = a;
-	ids[1] = b;
-	ASSERT_EQ(0, smp_attach_flags(self->fd, a, 0, PMC_ATTACH_F_THREAD));
-	ASSERT_EQ(0, smp_attach_flags(self->fd, b, 0, PMC_ATTACH_F_THREAD));
+	ASSERT_EQ(0, thread_set_alloc(self->fd, PERF_COUNT_SW_TASK_CLOCK,
+				      PERF_COUNT_SW_CONTEXT_SWITCHES, 4,
+				      PERIOD_US, ids));
+	a = ids[0];
+	b = ids[1];
 	t0 = smp_now_ns(CLOCK_MONOTONIC);
 	ASSERT_EQ(0, smp_simple(self->fd, PMC_IOC_PMCSTART, a));
 	ASSERT_EQ(0, smp_simple(self->fd, PMC_IOC_PMCSTART, b));
@@ -121,6 +155,103 @@ TEST_F(proc, thread_records_at_switch_out)
 	EXPECT_EQ(PMC_CPU_ANY, ra[na - 1]->pl_cpu);
 	EXPECT_EQ(v[0], ra[na - 1]->pl_value);
 	EXPECT_EQ(v[1], rb[nb - 1]->pl_value);
+}
+
+/*
+ * PMCSTOP stops a set one PMC at a time. While one is stopped, the set's
+ * switch-outs write nothing: the other's records after the first stop's
+ * are its own stop's only, so a reader taking one record per PMC never
+ * mixes a last value with a switch-out value.
+ */
+TEST_F(proc, no_switch_out_record_of_a_partly_stopped_set)
+{
+	static const struct pmclog_snapshot *ra[MAXREC], *rb[MAXREC];
+	uint64_t v[2];
+	uint32_t ids[2];
+	size_t na, nb, i, after = 0;
+
+	RETURN_IF_SKIPPED();
+	/* Two task-clocks: b counts on while a is stopped. */
+	ASSERT_EQ(0, thread_set_alloc(self->fd, PERF_COUNT_SW_TASK_CLOCK,
+				      PERF_COUNT_SW_TASK_CLOCK, 5,
+				      PMC_SNAPSHOT_MIN_US, ids));
+	ASSERT_EQ(0, smp_simple(self->fd, PMC_IOC_PMCSTART, ids[0]));
+	ASSERT_EQ(0, smp_simple(self->fd, PMC_IOC_PMCSTART, ids[1]));
+	spin_and_sleep(20000000ull, 2000000ull);
+	ASSERT_EQ(0, smp_simple(self->fd, PMC_IOC_PMCSTOP, ids[0]));
+	switch_out_when_due(10);
+	ASSERT_EQ(0, smp_simple(self->fd, PMC_IOC_PMCSTOP, ids[1]));
+	ASSERT_EQ(0, snap_readset(self->fd, ids, 2, v));
+	ASSERT_TRUE(snap_collect(self->fd, &self->r, &self->b));
+
+	na = snap_records(&self->b, ids[0], ra, MAXREC);
+	nb = snap_records(&self->b, ids[1], rb, MAXREC);
+	TH_LOG("%zu/%zu records", na, nb);
+	ASSERT_LE(2, na);
+	ASSERT_LE(2, nb);
+	/* Each one's last record is its stop's, with its final value. */
+	EXPECT_EQ(0, ra[na - 1]->pl_tid);
+	EXPECT_EQ(v[0], ra[na - 1]->pl_value);
+	EXPECT_EQ(0, rb[nb - 1]->pl_tid);
+	EXPECT_EQ(v[1], rb[nb - 1]->pl_value);
+	for (i = 0; i < nb; i++)
+		if (rb[i]->pl_hdr.pl_tsc > ra[na - 1]->pl_hdr.pl_tsc)
+			after++;
+	EXPECT_EQ(1, after);
+	/* b ran on between the stops. */
+	EXPECT_LT(v[0], v[1]);
+}
+
+/* Move the calling thread to @cpu. */
+static int pin_to(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set);
+}
+
+/*
+ * Records staged on two CPUs come in pl_tsc order: the switch-out records
+ * a thread left on CPU 1 precede the stop's record it wrote next on CPU 0,
+ * though the publisher takes CPU 0 first (it merges the CPUs' records).
+ */
+TEST_F(proc, records_of_two_cpus_come_in_time_order)
+{
+	static const struct pmclog_snapshot *ra[MAXREC];
+	unsigned int round, bad = 0, total = 0;
+	size_t na, i, from = 0;
+	int64_t a;
+
+	RETURN_IF_SKIPPED();
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		SKIP(return, "one CPU online: no records of two CPUs to merge");
+	a = snap_alloc(self->fd, PMC_MODE_TC, PMC_CPU_ANY,
+		       PERF_COUNT_SW_TASK_CLOCK, 0, PMC_SNAPSHOT_MIN_US);
+	ASSERT_LE(0, a);
+	ASSERT_EQ(0, smp_attach_flags(self->fd, a, 0, PMC_ATTACH_F_THREAD));
+	for (round = 0; round < 20; round++) {
+		ASSERT_EQ(0, pin_to(1));
+		ASSERT_EQ(0, smp_simple(self->fd, PMC_IOC_PMCSTART, a));
+		switch_out_when_due(4);
+		/* Its switch-out on CPU 1, then the stop's record on CPU 0. */
+		ASSERT_EQ(0, pin_to(0));
+		ASSERT_EQ(0, smp_simple(self->fd, PMC_IOC_PMCSTOP, a));
+		ASSERT_TRUE(snap_collect(self->fd, &self->r, &self->b));
+		na = snap_records(&self->b, a, ra, MAXREC);
+		ASSERT_LT(from, na);
+		for (i = from + 1; i < na; i++)
+			if (ra[i]->pl_hdr.pl_tsc < ra[i - 1]->pl_hdr.pl_tsc)
+				bad++;
+		/* Switch-out records, and last the stop's. */
+		EXPECT_LE(from + 2, na);
+		EXPECT_EQ(0, ra[na - 1]->pl_tid);
+		total += na - from;
+		from = na;
+	}
+	TH_LOG("%u records in 20 rounds", total);
+	EXPECT_EQ(0, bad);
 }
 
 /* A thread that never switches out writes only the stop's record. */
