@@ -83,6 +83,7 @@ ARM64_SMOKE_SMP ?= 1
 ARM64_CHECK_TIMEOUT ?= 900
 arm64-smoke-build: arm64-module
 	+$(ARM64_MAKE) $(ARM64_SRC)/build/selftests/bin/arm64-pmu \
+		$(ARM64_SRC)/build/selftests/bin/arm64-selfread \
 		$(ARM64_SRC)/build/selftests/arm64/loop
 
 arm64-vm-smoke: arm64-smoke-build
