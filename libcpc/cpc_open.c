@@ -265,6 +265,7 @@ static void cpc_size_counters(cpc_t *cpc)
 		switch (c->pm_class) {
 		case PMC_CLASS_IAP:
 		case PMC_CLASS_K8:
+		case PMC_CLASS_ARMV8:
 			if (!cpc->gp_class && c->pm_num) {
 				cpc->gp_class = c->pm_class;
 				cpc->ngp = c->pm_num;

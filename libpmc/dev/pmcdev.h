@@ -234,6 +234,8 @@ const struct pmcdev_generic *pmcdev_generic(size_t i);
  * then perf's. *@counter: the counter, *@config: the perf generic event.
  */
 const char *pmcdev_fixed_name(size_t i, int *counter, uint64_t *config);
+/* The ARMV8 class's PMUv3 common event @i and its number, or NULL past the end. */
+const char *pmcdev_armv8_name(size_t i, uint64_t *number);
 #define PMCDEV_NFIXED		3	/* fixed counters with a name */
 #define PMCDEV_FIXED_ILLUMOS	0
 #define PMCDEV_FIXED_FREEBSD	3

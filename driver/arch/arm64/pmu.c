@@ -46,15 +46,6 @@
 /* MIDR_EL1 part numbers of two of the cores hwpmc has a CPU type for. */
 #define PMC_ARM64_PART_A57	0xd07
 #define PMC_ARM64_PART_A76	0xd0b
-/*
- * hwpmc's enum pmc_cputype values for the Cortex-A53 (the default, see
- * pmc_arm64_cputype()), A57 and A76 (PMC_CPU_ARMV8_CORTEX_*); not in the
- * uapi header yet, where libpmc's name table must learn them at the same
- * time.
- */
-#define PMC_ARM64_CPU_A53	0x600
-#define PMC_ARM64_CPU_A57	0x601
-#define PMC_ARM64_CPU_A76	0x602
 
 /* PMUv3 has no edge, threshold, invert or unit-mask fields. */
 #define PMC_ARM64_CAPS		(PMC_CAP_INTERRUPT | PMC_CAP_USER | \
@@ -73,12 +64,12 @@ static u32 pmc_arm64_cputype(u32 midr)
 	if (MIDR_IMPLEMENTOR(midr) == ARM_CPU_IMP_ARM) {
 		switch (MIDR_PARTNUM(midr)) {
 		case PMC_ARM64_PART_A57:
-			return PMC_ARM64_CPU_A57;
+			return PMC_CPU_ARMV8_CORTEX_A57;
 		case PMC_ARM64_PART_A76:
-			return PMC_ARM64_CPU_A76;
+			return PMC_CPU_ARMV8_CORTEX_A76;
 		}
 	}
-	return PMC_ARM64_CPU_A53;
+	return PMC_CPU_ARMV8_CORTEX_A53;
 }
 
 /*
