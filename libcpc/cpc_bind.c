@@ -180,6 +180,10 @@ static void tick_add(cpc_t *cpc, cpc_set_t *set, const struct bind_ctx *bc)
 		{ cpc->fixed_class, PERF_TYPE_HARDWARE,
 		  PMC_CAP_USER | PMC_CAP_SYSTEM, PERF_COUNT_HW_CPU_CYCLES,
 		  CPC_TICK_CYCLES },
+		/* arm64: PMUv3's cycle counter, read from the page too. */
+		{ cpc->gp_class == PMC_CLASS_ARMV8 ? PMC_CLASS_ARMV8 : 0,
+		  PERF_TYPE_HARDWARE, PMC_CAP_USER | PMC_CAP_SYSTEM,
+		  PERF_COUNT_HW_CPU_CYCLES, CPC_TICK_CYCLES },
 		{ PMC_CLASS_SOFT, PERF_TYPE_SOFTWARE,
 		  PMC_CAP_USER | PMC_CAP_SYSTEM, clock, CPC_TICK_NSEC },
 		{ PMC_CLASS_SOFT, PERF_TYPE_SOFTWARE, PMC_CAP_USER, clock,

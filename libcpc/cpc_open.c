@@ -178,6 +178,18 @@ static void cpc_describe(cpc_t *cpc)
 			 "generic events are perf's (see generic_events(3CPC)); "
 			 "Linux software events are those of perf_event_open(2).",
 			 family, events);
+	} else if (cpc->gp_class == PMC_CLASS_ARMV8) {
+		snprintf(cpc->cciname, sizeof(cpc->cciname),
+			 "Arm PMUv3 (ID_AA64DFR0_EL1.PMUVer %u), MIDR_EL1 %s",
+			 ci->pm_perfmon_version, ci->pm_cpuid);
+		snprintf(cpc->cpuref, sizeof(cpc->cpuref),
+			 "See the Arm Architecture Reference Manual for A-profile, "
+			 "chapter D17 \"The Performance Monitors Extension\" (the "
+			 "common events), and the core's Technical Reference "
+			 "Manual. Platform events are libpfm4's (PMU %s); "
+			 "generic events are perf's (see generic_events(3CPC)); "
+			 "Linux software events are those of perf_event_open(2).",
+			 events);
 	} else {
 		snprintf(cpc->cciname, sizeof(cpc->cciname),
 			 "Linux Software Events");
@@ -202,6 +214,7 @@ static void cpc_size_counters(cpc_t *cpc)
 		switch (c->pm_class) {
 		case PMC_CLASS_IAP:
 		case PMC_CLASS_K8:
+		case PMC_CLASS_ARMV8:
 			if (!cpc->gp_class && c->pm_num) {
 				cpc->gp_class = c->pm_class;
 				cpc->ngp = c->pm_num;

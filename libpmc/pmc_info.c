@@ -27,7 +27,9 @@ const struct pmc_classinfo *pmc__hw_class(const struct pmc_cpuinfo *cpu)
 {
 	const struct pmc_classinfo *ci = pmc__class_info(cpu, PMC_CLASS_IAP);
 
-	return ci ? ci : pmc__class_info(cpu, PMC_CLASS_K8);
+	if (!ci)
+		ci = pmc__class_info(cpu, PMC_CLASS_K8);
+	return ci ? ci : pmc__class_info(cpu, PMC_CLASS_ARMV8);
 }
 
 int pmc_cpuinfo(const struct pmc_cpuinfo **cpu_info)
@@ -196,6 +198,13 @@ static int pmc_class_names(const struct pmc_mdesc *m, uint32_t cl,
 		/* perf's generic events, then libpfm4's for this CPU. */
 		for (i = 0; pmcdev_hw_name(i) && !err; i++)
 			err = pmc__namelist_add(nl, pmcdev_hw_name(i));
+		return err ? err : pmcdev_pfm_walk(false, pmc_pfm_name, nl);
+	case PMC_CLASS_ARMV8:
+		/* perf's generic events, PMUv3's common ones, libpfm4's. */
+		for (i = 0; pmcdev_hw_name(i) && !err; i++)
+			err = pmc__namelist_add(nl, pmcdev_hw_name(i));
+		for (i = 0; pmcdev_armv8_name(i, NULL) && !err; i++)
+			err = pmc__namelist_add(nl, pmcdev_armv8_name(i, NULL));
 		return err ? err : pmcdev_pfm_walk(false, pmc_pfm_name, nl);
 	}
 	return EINVAL;

@@ -66,6 +66,7 @@ static const char *const pmc_class_names[] = {
 	[PMC_CLASS_IAF] = "IAF",
 	[PMC_CLASS_IAP] = "IAP",
 	[PMC_CLASS_SOFT] = "SOFT",
+	[PMC_CLASS_ARMV8] = "ARMV8",
 };
 
 const char *pmc_name_of_class(enum pmc_class pc)
@@ -82,6 +83,12 @@ const char *pmc_name_of_cputype(enum pmc_cputype cp)
 		return "INTEL_CORE";
 	case PMC_CPU_GENERIC:
 		return "GENERIC";
+	case PMC_CPU_ARMV8_CORTEX_A53:
+		return "ARMV8_CORTEX_A53";
+	case PMC_CPU_ARMV8_CORTEX_A57:
+		return "ARMV8_CORTEX_A57";
+	case PMC_CPU_ARMV8_CORTEX_A76:
+		return "ARMV8_CORTEX_A76";
 	}
 	errno = EINVAL;
 	return NULL;

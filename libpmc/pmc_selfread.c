@@ -31,7 +31,8 @@ int pmc_selfread(const struct pmc_selfread_page *pg, unsigned int n,
 		errno = EINVAL;
 		return -1;
 	}
-	ret = pmcdev_selfread(pg, n, ids, values, NULL, NULL);
+	ret = n == 1 ? pmcdev_selfread1(pg, ids[0], values) :
+		       pmcdev_selfread(pg, n, ids, values, NULL, NULL);
 	if (ret == 0)
 		return pmc_read_set(n, ids, values, NULL);
 	return ret > 0 ? 0 : -1;

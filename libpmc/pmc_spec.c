@@ -44,6 +44,7 @@ static const struct {
 	{ "IAF-", PMC_CLASS_IAF },
 	{ "IAP-", PMC_CLASS_IAP },
 	{ "SOFT-", PMC_CLASS_SOFT },
+	{ "ARMV8-", PMC_CLASS_ARMV8 },
 };
 
 /*

@@ -80,34 +80,64 @@ arm64-module: arm64-root arm64-src
 # in a one-CPU guest (QEMU's PMU counts exactly only there: docs/arm64.md).
 ARM64_SMOKE ?= arm64-
 ARM64_SMOKE_SMP ?= 1
-ARM64_CHECK_TIMEOUT ?= 900
+ARM64_CHECK_TIMEOUT ?= $(if $(filter 1,$(CHECK_ALL)),3600,900)
 arm64-smoke-build: arm64-module
 	+$(ARM64_MAKE) $(ARM64_SRC)/build/selftests/bin/arm64-pmu \
+		$(ARM64_SRC)/build/selftests/bin/arm64-selfread \
+		$(ARM64_SRC)/build/selftests/bin/arm64-hw \
 		$(ARM64_SRC)/build/selftests/arm64/loop
 
 arm64-vm-smoke: arm64-smoke-build
 	PMC_VM_ARM64=$(ARM64) $(PMC_VM) --arch arm64 --smp $(ARM64_SMOKE_SMP) -- \
 		selftests/run-all $(ARM64_SMOKE)
 
-# The check step (make check, after the x86 kernels): the smoke set's TAP,
-# then the guest's own verdict as one more line, as vm-check-<release> does.
-# A build failure is one "not ok" line; the step itself exits 0 once its TAP
-# file is written (tools/check-summary counts).
+# The check step (make check, after the x86 kernels): two guests, the
+# one-CPU smoke set (exact counts) and then, in a two-CPU guest, the tests
+# that move a thread between CPUs (ARM64_SMP2; they skip in the first; the
+# whole suite under make check-all),
+# each guest's TAP followed by its own verdict as one more line, as
+# vm-check-<release> does. A build failure is one "not ok" line; the step
+# itself exits 0 once its TAP file is written (tools/check-summary counts).
+# make check-all (CHECK_ALL=1): the whole arm64 build, and the whole VM
+# suite in the two-CPU guest.
+ARM64_SMP2 ?= $(if $(filter 1,$(CHECK_ALL)),,arm64-selfread)
+ARM64_CHECK_BUILD = $(if $(filter 1,$(CHECK_ALL)),arm64 arm64-smoke-build,arm64-smoke-build)
 CHECK_STEPS_LAST += arm64-check
 .PHONY: arm64-smoke-build arm64-check
 arm64-check:
 	@mkdir -p $(BUILD)/check $(BUILD)/vm $(ARM64); \
-	tap=$(BUILD)/check/arm64-check.tap; res=$(ARM64)/check-result; rm -f $$tap $$res; \
-	if ! $(MAKE) --no-print-directory arm64-smoke-build > $(ARM64)/check-build.log 2>&1; then \
+	tap=$(BUILD)/check/arm64-check.tap; rm -f $$tap; \
+	if ! $(MAKE) --no-print-directory $(ARM64_CHECK_BUILD) > $(ARM64)/check-build.log 2>&1; then \
 		tail -n 20 $(ARM64)/check-build.log; \
 		echo "not ok - arm64: the cross build failed (build/arm64/check-build.log)" | tee $$tap; \
 		exit 0; fi; \
-	PMC_VM_ARM64=$(ARM64) $(PMC_VM) --arch arm64 --smp $(ARM64_SMOKE_SMP) \
-		--log $(BUILD)/vm/arm64-check-console.log --result $$res \
-		--timeout $(ARM64_CHECK_TIMEOUT) -- selftests/run-all $(ARM64_SMOKE) | tee -a $$tap; \
-	st=$${PIPESTATUS[0]}; \
-	if [ -s $$res ]; then echo "not ok - arm64 vm: $$(head -n 1 $$res)"; \
-	else echo "ok - arm64 vm: boot, insmod/rmmod pmc.ko, guest kernel log clean"; \
-		if [ $$st -ne 0 ] && ! grep -q '^not ok ' $$tap; then \
-			echo "not ok - arm64 vm: selftests/run-all exited $$st"; fi; \
-	fi | tee -a $$tap
+	for run in "$(ARM64_SMOKE_SMP) $(ARM64_SMOKE)" "2 $(ARM64_SMP2)"; do \
+		set -- $$run; smp=$$1; shift; \
+		res=$(ARM64)/check-result-smp$$smp; rm -f $$res; \
+		PMC_VM_ARM64=$(ARM64) $(PMC_VM) --arch arm64 --smp $$smp \
+			--log $(BUILD)/vm/arm64-check-console-smp$$smp.log --result $$res \
+			--timeout $(ARM64_CHECK_TIMEOUT) -- selftests/run-all "$$@" | tee -a $$tap; \
+		st=$${PIPESTATUS[0]}; \
+		if [ -s $$res ]; then echo "not ok - arm64 vm, $$smp CPU: $$(head -n 1 $$res)"; \
+		else echo "ok - arm64 vm, $$smp CPU: boot, insmod/rmmod pmc.ko, guest kernel log clean"; \
+			if [ $$st -ne 0 ] && ! grep -q '^not ok ' $$tap; then \
+				echo "not ok - arm64 vm, $$smp CPU: selftests/run-all exited $$st"; fi; \
+		fi | tee -a $$tap; \
+	done
+
+# The arm64 self-read bench (bench/arm64/selfread.c, docs/performance.md
+# "arm64"): pmc's self-read against perf's mmap self-read of the same event,
+# PMCRW and perf read(2), in a one-CPU guest. ARM64_BENCH_ARGS: calls per
+# way and turns (default 100000 5).
+ARM64_BENCH_ARGS ?=
+.PHONY: arm64-bench
+$(BUILD)/bench/bin/bench-arm64-selfread: $(TOP)/bench/arm64/selfread.c \
+		$(BUILD)/libpmc/libpmc.a
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_CFLAGS) -O2 -g -I$(TOP)/libpmc -o $@ $< \
+		$(BUILD)/libpmc/libpmc.a -lpfm
+
+arm64-bench: arm64-module
+	+$(ARM64_MAKE) $(ARM64_SRC)/build/bench/bin/bench-arm64-selfread
+	PMC_VM_ARM64=$(ARM64) $(PMC_VM) --arch arm64 --smp 1 -- \
+		build/bench/bin/bench-arm64-selfread $(ARM64_BENCH_ARGS)

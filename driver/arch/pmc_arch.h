@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * pmc_arch.h - what the machine-independent driver asks of the architecture
- * layer (driver/arch/x86/): hardware counter discovery, raw event-select
+ * layer (driver/arch/x86/, driver/arch/arm64/): hardware counter discovery, raw event-select
  * validation, RDPMC indices and the timestamp counter.
  */
 #ifndef _PMC_ARCH_H
@@ -10,6 +10,7 @@
 #include <linux/types.h>
 
 struct perf_event;
+struct perf_event_attr;
 struct pt_regs;
 
 /* One hardware class the CPU reports (IAP, IAF or K8). */
@@ -78,6 +79,20 @@ int pmc_arch_perfmon_config(u32 event, u32 unit, u32 mask, bool edge,
  * Caller has preemption disabled and @event is running on this CPU.
  */
 int pmc_arch_rdpmc_index(struct perf_event *event);
+
+/*
+ * User-mode reads of a thread's hardware counters (the self-read page's
+ * RDPMC entries). Returns true where this architecture supports them: perf
+ * lets the thread read a counter that @attr marks, at its class's width
+ * (sign-extended from there, perf's pmc_width), and perf's PMU driver calls
+ * perf_event_update_userpage() from process or hard IRQ context, never
+ * NMI, each time it gives an event a counter, reprograms it (start,
+ * overflow) or takes it away. If so and @attr is not NULL, marks @attr, a
+ * hardware counter that will follow one thread, as readable by that
+ * thread. Returns false, leaving @attr alone, elsewhere or for an @attr
+ * that cannot be read that way. Process context.
+ */
+bool pmc_arch_user_read(struct perf_event_attr *attr);
 
 /* TSC value; any context, NMI included. 0 where there is no TSC. */
 u64 pmc_arch_read_tsc(void);

@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * compat/kprobes.h - <linux/kprobes.h>: the kernel functions the map hooks
- * (log/map_hooks.c) probe by name, the arguments their pre-handlers read,
- * and the build-time check of the prototypes those reads assume.
+ * (log/map_hooks.c) and the self-read page (core/selfread.c) probe by
+ * name, the arguments their pre-handlers read, and the build-time check of
+ * the prototypes those reads assume.
  *
+ * USERPAGE: perf_event_update_userpage(event), which perf's PMU drivers
+ * call each time an event gets, loses or reprograms a counter.
  * MAP_IN: perf_event_mmap(vma), called by mmap_region() for every new
  * mapping. MAP_OUT: the function every munmap path goes through,
  * (mas or vmi, mm, start, len, ...).
@@ -32,6 +35,8 @@
 #include "kernel-version.h"
 
 #define PMC_KP_MMAP_SYMBOL	"perf_event_mmap"
+/* The self-read page's RDPMC entries (core/selfread.c), 6.1 on. */
+#define PMC_KP_USERPAGE_SYMBOL	"perf_event_update_userpage"
 #if PMC_KERNEL_GE(6, 2, 0)
 #define PMC_KP_MUNMAP_SYMBOL	"do_vmi_munmap"
 #else /* !PMC_KERNEL_GE(6, 2, 0) */
@@ -55,8 +60,18 @@ static inline void __maybe_unused pmc_kp_check_prototypes(void)
 			 struct list_head *uf, bool downgrade) = do_mas_munmap;
 #endif /* PMC_KERNEL_GE(6, 2, 0) */
 
+	void (*userpage_fn)(struct perf_event *event) =
+		perf_event_update_userpage;
+
+	(void)userpage_fn;
 	(void)mmap_fn;
 	(void)munmap_fn;
+}
+
+/* The event, in the kprobe pre-handler of the user page point. */
+static inline struct perf_event *pmc_kp_userpage_event(struct pt_regs *regs)
+{
+	return (struct perf_event *)regs_get_kernel_argument(regs, 0);
 }
 
 /* The new mapping, in the kprobe pre-handler of the mmap point. */

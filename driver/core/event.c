@@ -162,6 +162,9 @@ struct perf_event *pmc_event_create(struct pmc_obj *pm, int cpu,
 	struct perf_event *event;
 
 	attr.disabled = !enabled;
+	/* The thread may read it (the self-read page's RDPMC entries). */
+	if (task && pmc_class_is_hw(pm->pmc_class))
+		pmc_arch_user_read(&attr);
 	if (attr.sample_period)
 		handler = pmc_sample_overflow;
 	event = perf_event_create_kernel_counter(&attr, cpu, task, handler, pm);

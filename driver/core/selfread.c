@@ -10,17 +10,26 @@
  *    set after PMCSTART/STOP/RW/SETCOUNT/ATTACH/DETACH/RELEASE and an
  *    overflow stopping the set (pmc_selfread_update());
  *  - the sched_switch probe (IRQs off, rq lock held) at every switch-in
- *    and switch-out of the thread (pmc_selfread_switch_probe()).
+ *    and switch-out of the thread (pmc_selfread_switch_probe());
+ *  - where the arch layer allows user reads (pmc_arch_user_read(): arm64),
+ *    a kprobe on perf_event_update_userpage(), which perf's PMU driver
+ *    calls each time it gives the thread's counter a hardware counter,
+ *    reprograms it (at its start and at every overflow interrupt) or takes
+ *    it away (process context with IRQs off, or hard IRQ).
  *
  * Kinds written (docs/selfread.md has the why):
  *  - STATIC: the PMC is stopped (exact: its value as PMCREADSET returns
- *    it), or the thread is switched out (its value at the switch-out);
- *  - SYSCALL: the thread is running and the PMC counts (user space reads
- *    it with PMCREADSET), or the PMC counts other threads too;
- *  - CLOCK and RDPMC are not written by this version: task-clock is
- *    perf's local_clock(), not CLOCK_MONOTONIC, and the sched_switch
- *    tracepoint runs before perf schedules the thread's counters in, so
- *    neither the counter index nor its raw value at switch-in is known.
+ *    it), the thread is switched out (its value at the switch-out), or
+ *    its counter is off the PMU (not counting);
+ *  - RDPMC: the thread is running and perf has its counter on the PMU
+ *    with user access: value = se_offset + the counter sign-extended from
+ *    se_width bits, read by the thread itself (arm64: PMEVCNTR<n>_EL0 or
+ *    PMCCNTR_EL0, n = se_index - 1), exactly as perf's own user page
+ *    gives index, offset and pmc_width;
+ *  - SYSCALL: otherwise while the thread runs and the PMC counts (user
+ *    space reads it with PMCREADSET), or the PMC counts other threads too;
+ *  - CLOCK is not written: task-clock is perf's local_clock(), not
+ *    CLOCK_MONOTONIC.
  *
  * mmap() holds mmap_lock, so it never takes the owner's lock (pmc_core.h,
  * struct pmc_owner): it checks the caller has a PMC of the set under RCU,
@@ -34,19 +43,26 @@
  * looked up in the core's RCU thread hash at each use, never cached.
  */
 #include "pmc_core_priv.h"
+#include "compat/kprobes.h"
 #include "compat/mm.h"
 
 #include <linux/hashtable.h>
+#include <linux/kprobes.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/task_work.h>
+#include <linux/workqueue.h>
 #include <pmc/ring.h>
 
-/* A PMC on a page; @whole: it counts the page's thread and nothing else. */
+/*
+ * A PMC on a page; @whole: it counts the page's thread and nothing else;
+ * @width: its class's counter width (RDPMC entries).
+ */
 struct pmc_sr_slot {
 	struct pmc_obj *pm;
 	bool whole;
+	u32 width;
 };
 
 /*
@@ -59,6 +75,8 @@ struct pmc_sr_slot {
  * @po:		the owner (a reference)
  * @task:	the thread it describes (a reference)
  * @oncpu:	@task is running (between its switch-in and switch-out)
+ * @rdpmc:	the page holds a user of the kprobe: it may have RDPMC
+ *		entries (set once, before the first build)
  * @hnode:	in pmc_sr_hash, keyed by @task (RCU)
  */
 struct pmc_sr {
@@ -70,6 +88,7 @@ struct pmc_sr {
 	struct task_struct *task;
 	u32 group;
 	bool oncpu;
+	bool rdpmc;
 	unsigned int n;
 	struct pmc_sr_slot slots[PMC_SELFREAD_MAX];
 	struct hlist_node hnode;
@@ -128,6 +147,43 @@ static void pmc_sr_set(struct pmc_selfread_entry *e, u32 kind, u64 value)
 	WRITE_ONCE(e->se_offset, (s64)value);
 }
 
+/*
+ * The entry of running PMC @pm, whose counter @event follows @sr's
+ * thread, while that thread is on this CPU: RDPMC while perf has the
+ * counter on the PMU with user access (perf's user page rule: active,
+ * started, a non-zero event_idx()), STATIC while the counter is not
+ * counting, SYSCALL otherwise. sr->lock held, IRQs off: the counter can
+ * be neither moved nor reprogrammed meanwhile.
+ */
+static void pmc_sr_running(struct pmc_sr *sr, struct pmc_selfread_entry *e,
+			   struct pmc_obj *pm, struct perf_event *event, u32 width)
+{
+	u64 value = READ_ONCE(pm->accum) + pmc_sr_count(event);
+	int idx = 0;
+
+	if (!sr->rdpmc || READ_ONCE(event->oncpu) != smp_processor_id()) {
+		WRITE_ONCE(e->se_kind, PMC_SELFREAD_SYSCALL);
+		return;
+	}
+	if (READ_ONCE(event->state) != PERF_EVENT_STATE_ACTIVE ||
+	    (event->hw.state & PERF_HES_STOPPED)) {
+		/* Off the PMU: the count is up to date and does not move. */
+		pmc_sr_set(e, PMC_SELFREAD_STATIC, value);
+		return;
+	}
+	if (width && width <= 64)
+		idx = event->pmu->event_idx(event);
+	if (idx <= 0) {
+		WRITE_ONCE(e->se_kind, PMC_SELFREAD_SYSCALL);
+		return;
+	}
+	/* perf's user page: offset = count - prev_count, index, pmc_width. */
+	WRITE_ONCE(e->se_index, idx);
+	WRITE_ONCE(e->se_width, width);
+	pmc_sr_set(e, PMC_SELFREAD_RDPMC,
+		   value - local64_read(&event->hw.prev_count));
+}
+
 /* ------------------------------------------------------------ rebuild */
 
 /*
@@ -163,6 +219,7 @@ static bool pmc_sr_attached(struct pmc_obj *pm, struct task_struct *task,
  */
 static unsigned int pmc_sr_rebuild(struct pmc_sr *sr)
 {
+	const struct pmc_classdesc *cd;
 	struct pmc_selfread_page *pg = sr->pg;
 	struct pmc_selfread_entry *e;
 	struct perf_event *event;
@@ -178,8 +235,11 @@ static unsigned int pmc_sr_rebuild(struct pmc_sr *sr)
 		    pm->state == PMC_STATE_DELETED ||
 		    !pmc_sr_attached(pm, sr->task, &whole))
 			continue;
+		cd = pmc_class_is_hw(pm->pmc_class) ?
+		     pmc_class_find(pm->pmc_class) : NULL;
 		sr->slots[n].pm = pm;
 		sr->slots[n].whole = whole;
+		sr->slots[n].width = cd ? cd->width : 0;
 		n++;
 	}
 	sr->n = n;
@@ -197,14 +257,23 @@ static unsigned int pmc_sr_rebuild(struct pmc_sr *sr)
 		e->se_index = 0;
 		e->se_width = 0;
 		e->se_stamp = 0;
-		if (!sr->slots[i].whole ||
-		    (pm->state == PMC_STATE_RUNNING && sr->oncpu)) {
+		if (!sr->slots[i].whole) {
 			WRITE_ONCE(e->se_kind, PMC_SELFREAD_SYSCALL);
 			continue;
 		}
-		/* Stopped, or running with its thread switched out. */
 		rcu_read_lock();
 		event = pmc_sr_event(pm, sr->task);
+		if (pm->state == PMC_STATE_RUNNING && sr->oncpu) {
+			/* The thread itself can see where its counter is. */
+			if (event && sr->task == current)
+				pmc_sr_running(sr, e, pm, event,
+				       sr->slots[i].width);
+			else
+				WRITE_ONCE(e->se_kind, PMC_SELFREAD_SYSCALL);
+			rcu_read_unlock();
+			continue;
+		}
+		/* Stopped, or running with its thread switched out. */
 		value = pm->accum + (event ? pmc_sr_count(event) : 0);
 		rcu_read_unlock();
 		pmc_sr_set(e, PMC_SELFREAD_STATIC, value);
@@ -237,8 +306,9 @@ void pmc_selfread_update(struct pmc_owner *po, u32 group)
 
 /*
  * @sr's thread switches in (@in) or out (then it is current). The
- * counting entries become SYSCALL while it runs and STATIC with the value
- * at the switch-out while it does not. sched_switch context.
+ * counting entries become SYSCALL at the switch-in (perf has not scheduled
+ * the thread's counters in yet; the kprobe makes them RDPMC when it does)
+ * and STATIC with the value at the switch-out. sched_switch context.
  */
 static void pmc_sr_switch(struct pmc_sr *sr, bool in)
 {
@@ -297,6 +367,124 @@ void pmc_selfread_switch_probe(struct task_struct *prev,
 	rcu_read_unlock();
 }
 
+/* ------------------------------------------------------------ RDPMC */
+
+/*
+ * perf moved, reprogrammed or read back @event, a counter of @sr's
+ * thread: rewrite the entry of the PMC it counts for. While the thread
+ * runs (this is its CPU) the entry follows the counter; switched out, it
+ * is STATIC with the count perf has just brought up to date. kprobe
+ * context: hard IRQ (the overflow interrupt) or IRQs off.
+ */
+static void pmc_sr_moved(struct pmc_sr *sr, struct perf_event *event)
+{
+	struct pmc_selfread_entry *e;
+	unsigned long flags;
+	struct pmc_obj *pm;
+	unsigned int i;
+
+	raw_spin_lock_irqsave(&sr->lock, flags);
+	for (i = 0; i < sr->n; i++) {
+		pm = sr->slots[i].pm;
+		if (!sr->slots[i].whole ||
+		    READ_ONCE(pm->state) != PMC_STATE_RUNNING ||
+		    pmc_sr_event(pm, sr->task) != event)
+			continue;
+		e = &sr->pg->ps_entries[i];
+		pmc_sr_write_begin(sr->pg);
+		if (sr->oncpu)
+			pmc_sr_running(sr, e, pm, event, sr->slots[i].width);
+		else
+			pmc_sr_set(e, PMC_SELFREAD_STATIC,
+				   READ_ONCE(pm->accum) + pmc_sr_count(event));
+		pmc_sr_write_end(sr->pg);
+	}
+	raw_spin_unlock_irqrestore(&sr->lock, flags);
+}
+
+/*
+ * kprobe pre-handler of perf_event_update_userpage(event): every event of
+ * every PMU comes here; only a counter that follows a thread with a page
+ * goes on. Process context with IRQs off, or hard IRQ (never NMI: the arch
+ * layer said so).
+ */
+static int pmc_sr_kp_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	struct perf_event *event = pmc_kp_userpage_event(regs);
+	struct task_struct *task;
+	struct pmc_sr *sr;
+
+	if (!atomic_read(&pmc_sr_live) ||
+	    !(event->attach_state & PERF_ATTACH_TASK))
+		return 0;
+	task = READ_ONCE(event->hw.target);
+	if (!task)
+		return 0;
+	rcu_read_lock();
+	hash_for_each_possible_rcu(pmc_sr_hash, sr, hnode, (unsigned long)task)
+		if (sr->task == task && sr->rdpmc)
+			pmc_sr_moved(sr, event);
+	rcu_read_unlock();
+	return 0;
+}
+
+/*
+ * The kprobe is registered while a page may have RDPMC entries (users),
+ * by the first page's build and unregistered by a work after the last
+ * page goes: pages go at munmap, under mmap_lock, where registering and
+ * unregistering (text patching, CPU hotplug lock) are better not done.
+ */
+static struct kprobe pmc_sr_kp;
+static DEFINE_MUTEX(pmc_sr_kp_lock);
+static unsigned int pmc_sr_kp_users;
+static bool pmc_sr_kp_on;
+
+static void pmc_sr_kp_idle_fn(struct work_struct *work)
+{
+	mutex_lock(&pmc_sr_kp_lock);
+	if (!pmc_sr_kp_users && pmc_sr_kp_on) {
+		unregister_kprobe(&pmc_sr_kp);
+		pmc_sr_kp_on = false;
+	}
+	mutex_unlock(&pmc_sr_kp_lock);
+}
+
+static DECLARE_WORK(pmc_sr_kp_idle, pmc_sr_kp_idle_fn);
+
+/* A page that may have RDPMC entries: true if the kprobe is on. Process context. */
+static bool pmc_sr_kp_get(void)
+{
+	int ret = 0;
+
+	if (!pmc_arch_user_read(NULL))
+		return false;
+	mutex_lock(&pmc_sr_kp_lock);
+	if (!pmc_sr_kp_on) {
+		/* A kprobe is registered again only from a clean struct. */
+		memset(&pmc_sr_kp, 0, sizeof(pmc_sr_kp));
+		pmc_sr_kp.symbol_name = PMC_KP_USERPAGE_SYMBOL;
+		pmc_sr_kp.pre_handler = pmc_sr_kp_pre;
+		ret = register_kprobe(&pmc_sr_kp);
+		pmc_sr_kp_on = !ret;
+		if (ret)
+			pr_warn_ratelimited("self-read: no RDPMC entries: cannot probe %s (%d)\n",
+					    PMC_KP_USERPAGE_SYMBOL, ret);
+	}
+	if (!ret)
+		pmc_sr_kp_users++;
+	mutex_unlock(&pmc_sr_kp_lock);
+	return !ret;
+}
+
+/* Any context that may sleep; mmap_lock may be held. */
+static void pmc_sr_kp_put(void)
+{
+	mutex_lock(&pmc_sr_kp_lock);
+	if (!WARN_ON_ONCE(!pmc_sr_kp_users) && !--pmc_sr_kp_users)
+		schedule_work(&pmc_sr_kp_idle);
+	mutex_unlock(&pmc_sr_kp_lock);
+}
+
 /* ------------------------------------------------------------ mapping */
 
 static void pmc_sr_free_rcu(struct rcu_head *rcu)
@@ -319,6 +507,8 @@ static void pmc_sr_put(struct pmc_sr *sr)
 	spin_unlock(&pmc_sr_hash_lock);
 	atomic_dec(&pmc_sr_live);
 	pmc_switch_hook_put();
+	if (sr->rdpmc)
+		pmc_sr_kp_put();
 	/* The probe and the ops may still walk it under RCU. */
 	call_rcu(&sr->rcu, pmc_sr_free_rcu);
 }
@@ -374,8 +564,12 @@ static void pmc_sr_build_work(struct callback_head *cb)
 {
 	struct pmc_sr *sr = container_of(cb, struct pmc_sr, build_work);
 	struct pmc_owner *po = sr->po;
+	bool rdpmc = pmc_sr_kp_get();
 
 	mutex_lock(&po->lock);
+	raw_spin_lock_irq(&sr->lock);
+	sr->rdpmc = rdpmc;
+	raw_spin_unlock_irq(&sr->lock);
 	if (!po->dead) {
 		raw_spin_lock_irq(&sr->lock);
 		pmc_sr_rebuild(sr);
@@ -487,8 +681,13 @@ err_free:
 	return ret;
 }
 
-/* Module unload: the pages freed by RCU callbacks are gone. */
+/*
+ * Module unload: the pages freed by RCU callbacks are gone, and so is the
+ * kprobe.
+ */
 void pmc_selfread_exit(void)
 {
 	rcu_barrier();
+	cancel_work_sync(&pmc_sr_kp_idle);
+	pmc_sr_kp_idle_fn(NULL);
 }

@@ -158,6 +158,9 @@ int pmcdev_selfread_unmap(const struct pmc_selfread_page *pg, size_t len);
 int pmcdev_selfread(const struct pmc_selfread_page *pg, unsigned int n,
 		    const uint32_t *ids, uint64_t *values, uint64_t *ts,
 		    int *hint);
+/* pmcdev_selfread() of one PMC without a timestamp: its fast path. */
+int pmcdev_selfread1(const struct pmc_selfread_page *pg, uint32_t id,
+		     uint64_t *value);
 
 /* ------------------------------------------------------------ event names */
 
@@ -234,6 +237,8 @@ const struct pmcdev_generic *pmcdev_generic(size_t i);
  * then perf's. *@counter: the counter, *@config: the perf generic event.
  */
 const char *pmcdev_fixed_name(size_t i, int *counter, uint64_t *config);
+/* The ARMV8 class's PMUv3 common event @i and its number, or NULL past the end. */
+const char *pmcdev_armv8_name(size_t i, uint64_t *number);
 #define PMCDEV_NFIXED		3	/* fixed counters with a name */
 #define PMCDEV_FIXED_ILLUMOS	0
 #define PMCDEV_FIXED_FREEBSD	3

@@ -298,6 +298,65 @@ static int pmcdev_find_hw(const struct pmcdev_mdesc *m, const char *name,
 	return EINVAL;
 }
 
+/*
+ * The ARMV8 class's own names: PMUv3's common architectural and
+ * microarchitectural events (Arm ARM D17.11), as FreeBSD's and Linux's
+ * arm64 tables spell them, to the raw event number (PMEVTYPER's). The same
+ * on every PMUv3 core; libpfm4 adds the core-specific ones it knows.
+ */
+static const struct {
+	const char *name;
+	uint16_t number;
+} pmcdev_armv8[] = {
+	{ "SW_INCR", 0x00 }, { "L1I_CACHE_REFILL", 0x01 },
+	{ "L1I_TLB_REFILL", 0x02 }, { "L1D_CACHE_REFILL", 0x03 },
+	{ "L1D_CACHE", 0x04 }, { "L1D_TLB_REFILL", 0x05 },
+	{ "LD_RETIRED", 0x06 }, { "ST_RETIRED", 0x07 },
+	{ "INST_RETIRED", 0x08 }, { "EXC_TAKEN", 0x09 },
+	{ "EXC_RETURN", 0x0a }, { "CID_WRITE_RETIRED", 0x0b },
+	{ "PC_WRITE_RETIRED", 0x0c }, { "BR_IMMED_RETIRED", 0x0d },
+	{ "BR_RETURN_RETIRED", 0x0e }, { "UNALIGNED_LDST_RETIRED", 0x0f },
+	{ "BR_MIS_PRED", 0x10 }, { "CPU_CYCLES", 0x11 }, { "BR_PRED", 0x12 },
+	{ "MEM_ACCESS", 0x13 }, { "L1I_CACHE", 0x14 },
+	{ "L1D_CACHE_WB", 0x15 }, { "L2D_CACHE", 0x16 },
+	{ "L2D_CACHE_REFILL", 0x17 }, { "L2D_CACHE_WB", 0x18 },
+	{ "BUS_ACCESS", 0x19 }, { "MEMORY_ERROR", 0x1a },
+	{ "INST_SPEC", 0x1b }, { "TTBR_WRITE_RETIRED", 0x1c },
+	{ "BUS_CYCLES", 0x1d }, { "CHAIN", 0x1e },
+	{ "L1D_CACHE_ALLOCATE", 0x1f }, { "L2D_CACHE_ALLOCATE", 0x20 },
+	{ "BR_RETIRED", 0x21 }, { "BR_MIS_PRED_RETIRED", 0x22 },
+	{ "STALL_FRONTEND", 0x23 }, { "STALL_BACKEND", 0x24 },
+	{ "L1D_TLB", 0x25 }, { "L1I_TLB", 0x26 },
+	{ "L2I_CACHE", 0x27 }, { "L2I_CACHE_REFILL", 0x28 },
+	{ "L3D_CACHE_ALLOCATE", 0x29 }, { "L3D_CACHE_REFILL", 0x2a },
+	{ "L3D_CACHE", 0x2b }, { "L3D_CACHE_WB", 0x2c },
+	{ "L2D_TLB_REFILL", 0x2d }, { "L2I_TLB_REFILL", 0x2e },
+	{ "L2D_TLB", 0x2f }, { "L2I_TLB", 0x30 },
+};
+
+const char *pmcdev_armv8_name(size_t i, uint64_t *number)
+{
+	if (i >= PMCDEV_ARRAY_SIZE(pmcdev_armv8))
+		return NULL;
+	if (number)
+		*number = pmcdev_armv8[i].number;
+	return pmcdev_armv8[i].name;
+}
+
+static int pmcdev_find_armv8(const char *name, struct pmcdev_event *e)
+{
+	size_t i;
+
+	for (i = 0; i < PMCDEV_ARRAY_SIZE(pmcdev_armv8); i++) {
+		if (pmcdev_name_eq(name, pmcdev_armv8[i].name)) {
+			pmcdev_set_hw(e, PMC_CLASS_ARMV8, PERF_TYPE_RAW,
+				      pmcdev_armv8[i].number);
+			return 0;
+		}
+	}
+	return EINVAL;
+}
+
 static int pmcdev_find_iaf(const char *name, struct pmcdev_event *e)
 {
 	size_t i;
@@ -344,9 +403,12 @@ int pmcdev_resolve_in_class(const struct pmcdev_mdesc *m, uint32_t cls,
 		return m->has_iaf ? pmcdev_find_iaf(name, e) : EINVAL;
 	case PMC_CLASS_IAP:
 	case PMC_CLASS_K8:
+	case PMC_CLASS_ARMV8:
 		if (cls != m->hw_class)
 			return EINVAL;
 		if (pmcdev_find_hw(m, name, cls, e) == 0)
+			return 0;
+		if (cls == PMC_CLASS_ARMV8 && pmcdev_find_armv8(name, e) == 0)
 			return 0;
 		return pmcdev_set_pfm(m, cls, false, name, e);
 	}

@@ -13,3 +13,13 @@ $(ARM64_LOOP): $(TOP)/selftests/arm64/loop.S $(TOP)/selftests/arm64/build.mk
 
 selftests:: $(ARM64_LOOP)
 endif
+
+# selfread_test.c reads through pmc(3) and libcpc, linked statically (no
+# library path to set up in the guest).
+SELFTEST_LDLIBS_arm64 := -fno-omit-frame-pointer -fno-optimize-sibling-calls \
+	-I$(TOP)/libpmc -I$(TOP)/libcpc $(LIBPMC_A) \
+	$(BUILD)/libcpc/libcpc.a -lpfm
+SELFTEST_DEPS_arm64 := $(LIBPMC_A) $(BUILD)/libcpc/libcpc.a \
+	$(wildcard $(TOP)/libpmc/*.h) $(TOP)/libcpc/libcpc.h
+$(foreach s,$(wildcard $(TOP)/selftests/arm64/*_test.c),\
+	$(eval $(call selftest_bin,$(s)): $(SELFTEST_DEPS_arm64)))

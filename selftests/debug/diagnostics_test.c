@@ -373,6 +373,7 @@ TEST_F(loaded, announces_every_class)
 		case PMC_CLASS_IAF: name = "IAF"; break;
 		case PMC_CLASS_IAP: name = "IAP"; break;
 		case PMC_CLASS_SOFT: name = "SOFT"; break;
+		case PMC_CLASS_ARMV8: name = "ARMV8"; break;
 		default: name = "?"; break;
 		}
 		len = snprintf(want, sizeof(want), "pmc: %s/%u/%u/0x%x<", name,

@@ -164,6 +164,21 @@ static void fz_signal_noop(int sig)
 	(void)sig;
 }
 
+/* The interrupted program counter of a signal's context. */
+static void *fz_signal_pc(const ucontext_t *uc)
+{
+#if defined(__x86_64__)
+	return (void *)uc->uc_mcontext.gregs[REG_RIP];
+#elif defined(__i386__)
+	return (void *)uc->uc_mcontext.gregs[REG_EIP];
+#elif defined(__aarch64__)
+	return (void *)uc->uc_mcontext.pc;
+#else
+	(void)uc;
+	return NULL;
+#endif
+}
+
 /* A worker's own crash: where (a fuzzer bug, or the kernel wrote our memory). */
 static void fz_crash(int sig, siginfo_t *si, void *uc_)
 {
@@ -181,7 +196,7 @@ static void fz_crash(int sig, siginfo_t *si, void *uc_)
 		return;
 	n = snprintf(line, sizeof(line),
 		     "# pmc-fuzz: pid %d: signal %d at address %p, ip %p (seed %" PRIu64 ")\n",
-		     getpid(), sig, si->si_addr, (void *)uc->uc_mcontext.gregs[REG_RIP],
+		     getpid(), sig, si->si_addr, fz_signal_pc(uc),
 		     fz_sh->seed);
 	if (write(2, line, (size_t)n) < 0)
 		_exit(128 + sig);

@@ -68,6 +68,8 @@ TEST_F(testpmu, hardware_pics_and_generic_events_are_listed)
 	struct found f = { .want = "PAPI_tot_cyc" };
 	cpc_t *cpc;
 
+	if (!self->loaded)
+		return;	/* skipped: no test PMU */
 	REQUIRE_CPC();
 	cpc = cpc_open(CPC_VER_CURRENT);
 	ASSERT_NE(NULL, cpc);
@@ -91,6 +93,8 @@ TEST_F_TIMEOUT(testpmu, generic_cycles_count_like_task_clock, 60)
 	cpc_set_t *set;
 	cpc_t *cpc;
 
+	if (!self->loaded)
+		return;	/* skipped: no test PMU */
 	REQUIRE_CPC();
 	cpc = cpc_open(CPC_VER_CURRENT);
 	ASSERT_NE(NULL, cpc);
@@ -134,6 +138,8 @@ TEST_F_TIMEOUT(testpmu, pmc3_names_bind_and_count, 60)
 	cpc_t *cpc;
 	size_t i;
 
+	if (!self->loaded)
+		return;	/* skipped: no test PMU */
 	REQUIRE_CPC();
 	cpc = cpc_open(CPC_VER_CURRENT);
 	ASSERT_NE(NULL, cpc);
@@ -183,6 +189,8 @@ TEST_F_TIMEOUT(testpmu, platform_events_encode_and_count, 60)
 	cpc_set_t *set;
 	cpc_t *cpc;
 
+	if (!self->loaded)
+		return;	/* skipped: no test PMU */
 	REQUIRE_CPC();
 	cpc = cpc_open(CPC_VER_CURRENT);
 	ASSERT_NE(NULL, cpc);
@@ -219,6 +227,8 @@ TEST_F(testpmu, more_hardware_requests_than_counters_fail)
 	cpc_t *cpc;
 	uint_t i;
 
+	if (!self->loaded)
+		return;	/* skipped: no test PMU */
 	REQUIRE_CPC();
 	cpc = cpc_open(CPC_VER_CURRENT);
 	ASSERT_NE(NULL, cpc);
@@ -269,6 +279,8 @@ TEST_F_TIMEOUT(testpmu, hardware_overflow_signals_per_period, 60)
 	uint64_t t0, ran;
 	int r;
 
+	if (!self->loaded)
+		return;	/* skipped: no test PMU */
 	REQUIRE_CPC();
 	REQUIRE_OVF_SIGNAL();
 	ovf_cpc = cpc_open(CPC_VER_CURRENT);

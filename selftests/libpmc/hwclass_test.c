@@ -107,17 +107,19 @@ TEST_F(hwclass, generic_aliases_count_on_the_hardware_class)
 
 TEST_F(hwclass, libpfm4_names_and_freebsd_qualifiers)
 {
-	const char *spec = self->hw->pm_class == PMC_CLASS_IAP ?
-		"inst_retired.any_p,usr,edge,inv,cmask=1" :
-		"retired_instructions,usr,edge,inv,cmask=1";
-	const char *plain = self->hw->pm_class == PMC_CLASS_IAP ?
-		"INST_RETIRED:ANY_P:u" : "RETIRED_INSTRUCTIONS:u";
+	const char *spec, *plain;
 	uint32_t caps;
 	pmc_value_t v;
 	pmc_id_t id;
 
+	/* Skipped, self->hw is NULL. */
 	if (_metadata->skip)
 		return;
+	spec = self->hw->pm_class == PMC_CLASS_IAP ?
+		"inst_retired.any_p,usr,edge,inv,cmask=1" :
+		"retired_instructions,usr,edge,inv,cmask=1";
+	plain = self->hw->pm_class == PMC_CLASS_IAP ?
+		"INST_RETIRED:ANY_P:u" : "RETIRED_INSTRUCTIONS:u";
 	EXPECT_EQ(0, count_spin(_metadata, plain, self->hw->pm_class, &v))
 		TH_LOG("libpfm4 modifiers: %s", strerror(errno));
 	EXPECT_EQ(0, count_spin(_metadata, spec, self->hw->pm_class, &v))

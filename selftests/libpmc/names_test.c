@@ -46,7 +46,8 @@ static bool has_hw_class(void)
 		return false;
 	for (i = 0; i < ci->pm_nclass; i++)
 		if (ci->pm_classes[i].pm_class == PMC_CLASS_IAP ||
-		    ci->pm_classes[i].pm_class == PMC_CLASS_K8)
+		    ci->pm_classes[i].pm_class == PMC_CLASS_K8 ||
+		    ci->pm_classes[i].pm_class == PMC_CLASS_ARMV8)
 			return true;
 	return false;
 }

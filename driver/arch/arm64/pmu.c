@@ -23,6 +23,7 @@
 #include <linux/perf_event.h>
 #include <linux/perf/arm_pmu.h>
 #include <asm/arch_timer.h>
+#include <asm/cpufeature.h>
 #include <asm/cputype.h>
 #include <asm/sysreg.h>
 
@@ -45,15 +46,6 @@
 /* MIDR_EL1 part numbers of two of the cores hwpmc has a CPU type for. */
 #define PMC_ARM64_PART_A57	0xd07
 #define PMC_ARM64_PART_A76	0xd0b
-/*
- * hwpmc's enum pmc_cputype values for the Cortex-A53 (the default, see
- * pmc_arm64_cputype()), A57 and A76 (PMC_CPU_ARMV8_CORTEX_*); not in the
- * uapi header yet, where libpmc's name table must learn them at the same
- * time.
- */
-#define PMC_ARM64_CPU_A53	0x600
-#define PMC_ARM64_CPU_A57	0x601
-#define PMC_ARM64_CPU_A76	0x602
 
 /* PMUv3 has no edge, threshold, invert or unit-mask fields. */
 #define PMC_ARM64_CAPS		(PMC_CAP_INTERRUPT | PMC_CAP_USER | \
@@ -72,12 +64,12 @@ static u32 pmc_arm64_cputype(u32 midr)
 	if (MIDR_IMPLEMENTOR(midr) == ARM_CPU_IMP_ARM) {
 		switch (MIDR_PARTNUM(midr)) {
 		case PMC_ARM64_PART_A57:
-			return PMC_ARM64_CPU_A57;
+			return PMC_CPU_ARMV8_CORTEX_A57;
 		case PMC_ARM64_PART_A76:
-			return PMC_ARM64_CPU_A76;
+			return PMC_CPU_ARMV8_CORTEX_A76;
 		}
 	}
-	return PMC_ARM64_CPU_A53;
+	return PMC_CPU_ARMV8_CORTEX_A53;
 }
 
 /*
@@ -212,6 +204,39 @@ int pmc_arch_rdpmc_index(struct perf_event *event)
 	    pmc_arm64_pmuver < ID_AA64DFR0_EL1_PMUVer_V3P5)
 		return -ENOENT;
 	return idx - 1;
+}
+
+/*
+ * EL0 reads of a thread's counters, the way perf's own mmap self-read gets
+ * them: the event's "rdpmc" format bit (config1 bit 1) makes armv8_pmuv3
+ * give a counter of the thread's task context user access (PMUSERENR_EL0
+ * EN/CR, set at each PMU enable while kernel.perf_user_access is 1) and
+ * makes its event_idx() name the counter; with perf_user_access 0 the bit
+ * is accepted and event_idx() is 0, so the page says SYSCALL. The overflow
+ * interrupt is an ordinary IRQ unless the kernel masks IRQs by priority
+ * (pseudo-NMI): there perf_event_update_userpage() runs in NMI, where the
+ * page's raw spinlock cannot be taken, and user reads are refused. The
+ * counters are read at the class's 32 bits: the event counters wrap there,
+ * and perf sets the 64-bit cycle counter's top half to ones so that it
+ * interrupts at the same point (perf's pmc_width is 32 for both).
+ */
+#define PMC_ARM64_CONFIG1_LONG	BIT_ULL(0)
+#define PMC_ARM64_CONFIG1_RDPMC	BIT_ULL(1)
+
+/*
+ * A "long" event (a raw encoding's config1 bit 0) is 64 bits wide, not the
+ * class's 32: it stays a system-call read.
+ */
+bool pmc_arch_user_read(struct perf_event_attr *attr)
+{
+	if (!pmc_arm64_pmuver || system_uses_irq_prio_masking())
+		return false;
+	if (!attr)
+		return true;
+	if (attr->config1 & PMC_ARM64_CONFIG1_LONG)
+		return false;
+	attr->config1 |= PMC_ARM64_CONFIG1_RDPMC;
+	return true;
 }
 
 /*

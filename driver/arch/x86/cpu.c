@@ -245,6 +245,18 @@ int pmc_arch_rdpmc_index(struct perf_event *event)
 	return event->hw.event_base_rdpmc;
 }
 
+/*
+ * Not on x86 (the self-read page's RDPMC entries are written on arm64
+ * only): perf calls perf_event_update_userpage() from the NMI handler
+ * there, where the page's raw spinlock cannot be taken, and RDPMC needs
+ * CR4.PCE, which perf sets only for an mm with a perf mmap. QEMU's TCG
+ * has no RDPMC to test it with (docs/selfread.md).
+ */
+bool pmc_arch_user_read(struct perf_event_attr *attr)
+{
+	return false;
+}
+
 u64 pmc_arch_read_tsc(void)
 {
 	return boot_cpu_has(X86_FEATURE_TSC) ? rdtsc() : 0;

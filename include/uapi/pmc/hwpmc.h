@@ -150,6 +150,10 @@ enum pmc_cputype {
 	PMC_CPU_AMD_K8 = 0x01,
 	PMC_CPU_INTEL_CORE = 0x87,	/* any Intel CPU with architectural perfmon */
 	PMC_CPU_GENERIC = 0x400,	/* no hardware PMU: SOFT (and TSC) only */
+	/* arm64: any PMUv3 core not named below is reported as the A53 */
+	PMC_CPU_ARMV8_CORTEX_A53 = 0x600,
+	PMC_CPU_ARMV8_CORTEX_A57 = 0x601,
+	PMC_CPU_ARMV8_CORTEX_A76 = 0x602,
 };
 
 /*
