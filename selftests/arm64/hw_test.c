@@ -270,7 +270,7 @@ TEST_F_TIMEOUT(hw, thread_count_is_exact_across_switches, 120)
 	int i;
 
 	if (sysconf(_SC_NPROCESSORS_ONLN) != 1)
-		SKIP(return, "exact counts need one online CPU: QEMU's PMU counts other vCPUs' instructions too (pmc-vm --smp 1)");
+		SKIP(return, "needs one CPU: exact counts, as QEMU's PMU counts other vCPUs' instructions too (pmc-vm --smp 1)");
 	id = hw_alloc(self->fd, PMC_MODE_TC, PMC_CPU_ANY, HW_INST_RETIRED, 0, 0,
 		      PMC_CAP_USER);
 	ASSERT_LE(0, id);
@@ -309,7 +309,7 @@ TEST_F(hw, perfmon_counts_pmuv3_event_numbers)
 	int32_t num = 0;
 
 	if (sysconf(_SC_NPROCESSORS_ONLN) != 1)
-		SKIP(return, "perfmon(4) counts a CPU: one online CPU needed to bound the count (pmc-vm --smp 1)");
+		SKIP(return, "needs one CPU: perfmon(4) counts a CPU, and one online CPU bounds the count (pmc-vm --smp 1)");
 	p.pmc_event = HW_INST_RETIRED;
 	p.pmc_flags = PMCF_USR;
 	ASSERT_EQ(0, smp_ioctl(self->fd, PMIOSETUP, &p));

@@ -137,7 +137,7 @@ static int a64_perf_loop(int pfd, uint64_t n, uint64_t *count)
 #define A64_SKIP_UNLESS_ONE_CPU()					\
 	do {								\
 		if (sysconf(_SC_NPROCESSORS_ONLN) != 1)			\
-			SKIP(return, "exact counts need one online CPU: QEMU's PMU counts other vCPUs' instructions too (pmc-vm --smp 1)"); \
+			SKIP(return, "needs one CPU: exact counts, as QEMU's PMU counts other vCPUs' instructions too (pmc-vm --smp 1)"); \
 	} while (0)
 
 /* "hw perfevents: enabled with armv8_pmuv3 PMU driver, N counters available" */

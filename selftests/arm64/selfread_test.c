@@ -440,7 +440,7 @@ TEST_F_TIMEOUT(sr, hammered_rdpmc_is_never_torn_nor_decreasing, 240)
 	int i;
 
 	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
-		SKIP(return, "one online CPU: the reader cannot be migrated (pmc-vm --smp 2)");
+		SKIP(return, "needs two CPUs: the reader cannot be migrated with one (pmc-vm --smp 2)");
 	ASSERT_EQ(0, sr_pmc(SR_GROUP, PERF_COUNT_HW_INSTRUCTIONS, &id))
 		TH_LOG("PMC: %s", strerror(errno));
 	pg = pmc_selfread_map(SR_GROUP);
@@ -501,7 +501,7 @@ TEST_F(sr, page_agrees_with_readset)
 	int i;
 
 	if (sysconf(_SC_NPROCESSORS_ONLN) != 1)
-		SKIP(return, "exact counts need one online CPU: QEMU's PMU counts other vCPUs' instructions too (pmc-vm --smp 1)");
+		SKIP(return, "needs one CPU: exact counts, as QEMU's PMU counts other vCPUs' instructions too (pmc-vm --smp 1)");
 	ASSERT_EQ(0, sr_pmc(SR_GROUP, PERF_COUNT_HW_INSTRUCTIONS, &id))
 		TH_LOG("PMC: %s", strerror(errno));
 	pg = pmc_selfread_map(SR_GROUP);

@@ -154,7 +154,7 @@ static inline const char *tp_cannot_load(void)
 	static char why[512];
 
 #if !defined(__x86_64__) && !defined(__i386__)
-	return "the test PMU is x86-only (its overflow interrupt is an APIC NMI); this machine's own PMU is tested instead (selftests/arm64)";
+	return "not an x86 machine: the test PMU's overflow interrupt is an APIC NMI; this machine's own PMU is tested instead (selftests/arm64)";
 #endif
 	if (!getenv("PMC_VM"))
 		return "needs the test VM (tools/pmc-vm)";
