@@ -60,7 +60,7 @@ int cpc_snapshot_next(cpc_t *cpc, cpc_set_t *set, cpc_buf_t *buf)
 	}
 	/* What is queued first; the ring only when the queue is empty. */
 	if (!sub->q_len)
-		(void)cpc_ring_read_claimed(cpc);
+		(void)cpc_ring_read_for(cpc, set);
 	if (sub->q_len) {
 		fill_from_queue(set, sub, sub->q_head, buf);
 		sub->q_head = (sub->q_head + 1) % CPC_SNAPQ_LEN;

@@ -298,6 +298,7 @@ int cpc_ring_subscribe(cpc_t *cpc, cpc_set_t *set, pid_t tid);
 void cpc_ring_unsubscribe(cpc_t *cpc, cpc_set_t *set);
 int cpc_ring_drain(cpc_t *cpc);
 int cpc_ring_read_claimed(cpc_t *cpc);
+int cpc_ring_read_for(cpc_t *cpc, const cpc_set_t *set);
 bool cpc_ring_claim(cpc_t *cpc);
 void cpc_ring_release(cpc_t *cpc);
 void cpc_ring_fini(cpc_t *cpc);
