@@ -33,7 +33,7 @@ static void fill_from_queue(const cpc_set_t *set, const struct cpc_ringsub *sub,
 
 		buf->vals[i] = r->slot >= 0 ? v[r->slot] : r->bound_preset;
 	}
-	buf->tick = set->tick_slot >= 0 ? v[set->tick_slot] : 0;
+	buf->tick = set->tick_slot >= 0 ? v[set->tick_slot] + set->tick_base : 0;
 	buf->hrtime = (hrtime_t)sub->q_tsc[at];
 	buf->ovf_mask = 0;
 }
