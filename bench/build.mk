@@ -7,6 +7,13 @@
 #                         table, JSON and the scale plot under build/bench/
 #   make bench QUICK=1    the same with tiny counts (seconds, no figure
 #                         means anything)
+#   make bench-compare BASE=REV
+#                         this tree's module, libcpc and programs against
+#                         those of git revision REV (built in a worktree,
+#                         $(BUILD)/compare/base) in one VM boot: pmc's side
+#                         of every row run with each build in turns, the
+#                         module swapped between them; the ratio is this
+#                         tree / REV (build/bench/compare/)
 #   bench-smoke           check step: QUICK=1 in its own short VM boot, one
 #                         TAP line per benchmark ("ok N bench NAME runs")
 #
@@ -30,7 +37,7 @@ BENCH_TIMEOUT ?= 5400
 BENCH_SMOKE_TIMEOUT ?= 600
 QUICK ?= 0
 
-.PHONY: bench bench-progs bench-smoke
+.PHONY: bench bench-progs bench-smoke bench-compare
 ALL_TARGETS += bench-progs
 CHECK_STEPS += bench-smoke
 CLEAN_FILES += $(BENCH_OUT)
@@ -42,13 +49,14 @@ $(BENCH_BIN)/bench-%: $(TOP)/bench/%.c $(BENCH_LIB_SRCS) $(BENCH_LIB_HDRS) $$(BE
 	@mkdir -p $(@D)
 	$(CC) $(BENCH_CFLAGS) -o $@ $< $(BENCH_LIB_SRCS) $(BENCH_LDLIBS_$*)
 
-# bench_vm OUT-DIR, QUICK, TIMEOUT: run bench/run-all in the VM; raw results
-# in OUT-DIR/raw.txt, the VM's verdict (empty: clean) in OUT-DIR/vm-result.
+# bench_vm OUT-DIR, QUICK, TIMEOUT[, MORE-ENV]: run bench/run-all in the VM;
+# raw results in OUT-DIR/raw.txt, the VM's verdict (empty: clean) in
+# OUT-DIR/vm-result.
 define bench_vm
 	mkdir -p $(1); rm -f $(1)/raw.txt $(1)/vm-result; \
 	$(PMC_VM) --timeout $(3) --log $(1)/console.log --result $(1)/vm-result \
 		--env QUICK=$(2) --env BENCH_BIN=$(BENCH_BIN) \
-		$(if $(BENCH_ONLY),--env BENCH_ONLY='$(BENCH_ONLY)') \
+		$(if $(BENCH_ONLY),--env BENCH_ONLY='$(BENCH_ONLY)') $(4) \
 		-- bench/run-all > $(1)/raw.txt
 endef
 
@@ -77,3 +85,33 @@ bench-smoke: module libcpc bench-progs
 	fi; \
 	cat $$tap; \
 	if [ $(MAKELEVEL) -eq 0 ] && grep -q '^not ok ' $$tap; then exit 1; fi
+
+# bench-compare: REV's tree checked out (detached) in a worktree under
+# $(BUILD)/compare/base, its module, libcpc and programs built there for
+# the same kernel; run-all in compare mode (bench/run-all) with both.
+BENCH_CMP_OUT := $(BENCH_OUT)/compare
+BENCH_CMP_TREE := $(BUILD)/compare/base
+
+bench-compare: module libcpc bench-progs
+	@test -n "$(BASE)" || { echo "usage: make bench-compare BASE=<git revision>" >&2; exit 2; }
+	@rev=$$(git -C $(TOP) rev-parse --verify '$(BASE)^{commit}') || exit 2; \
+	if [ -e $(BENCH_CMP_TREE)/.git ]; then \
+		git -C $(BENCH_CMP_TREE) checkout -q --detach $$rev || exit 1; \
+	else \
+		git -C $(TOP) worktree add -q --detach $(BENCH_CMP_TREE) $$rev || exit 1; \
+	fi; \
+	echo "  BUILD   $(BASE) ($$rev) in $(BENCH_CMP_TREE)"; \
+	$(MAKE) --no-print-directory -C $(BENCH_CMP_TREE) module libcpc bench-progs \
+		> $(BUILD)/compare/base-build.log 2>&1 || \
+		{ tail -n 30 $(BUILD)/compare/base-build.log; exit 1; }
+	@$(call bench_vm,$(BENCH_CMP_OUT),$(QUICK),$(BENCH_TIMEOUT),\
+		--env BENCH_BASE_BIN=$(BENCH_CMP_TREE)/build/bench/bin \
+		--env BENCH_BASE_MODULE=$(BENCH_CMP_TREE)/driver/pmc.ko); st=$$?; \
+	echo "bench-compare: pmc = this tree ($$(git -C $(TOP) describe --always --dirty)), baseline = $(BASE) ($$(git -C $(BENCH_CMP_TREE) describe --always))"; \
+	$(BENCH_BIN)/bench-report $(BENCH_CMP_OUT)/raw.txt \
+		--json $(BENCH_CMP_OUT)/results.json | tee $(BENCH_CMP_OUT)/results.txt; \
+	$(BENCH_BIN)/bench-report $(BENCH_CMP_OUT)/raw.txt --markdown > $(BENCH_CMP_OUT)/results.md; \
+	echo "bench-compare: raw results and table in $(BENCH_CMP_OUT)/"; \
+	if [ -s $(BENCH_CMP_OUT)/vm-result ]; then \
+		echo "bench-compare: the VM failed: $$(cat $(BENCH_CMP_OUT)/vm-result)"; exit 1; fi; \
+	exit $$st

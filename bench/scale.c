@@ -11,7 +11,7 @@
  * For "pmcs", each of the N counters is allocated and attached (pmc) or
  * opened (perf) on the caller.
  *
- *   bench-scale threads|tree|pmcs N pmc|perf [READS]
+ *   bench-scale threads|tree|pmcs N pmc|perf [READS]   (N < 16384)
  *	prints "attach_ns=N read_ns=N kmem_bytes=N per_unit_bytes=N"
  * (with pmc, "pmcs N" needs N + 1 free SOFT rows: one PMC is allocated
  * before the measurement)
@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -35,7 +36,7 @@
 #include "lib/kmem.h"
 #include "lib/timing.h"
 
-#define SCALE_MAX 4096
+#define SCALE_MAX 16384
 
 struct target {
 	pid_t root;			/* threads/tree: the process to kill */
@@ -53,6 +54,33 @@ static void *sleeper(void *arg)
 {
 	(void)arg;
 	sleep_forever();
+}
+
+/*
+ * Room for @n threads and @n descriptors: the guest's threads-max (1/8 of
+ * its memory in kernel stacks: about 8,000 threads in 1 GiB) and the
+ * descriptor limit are raised where they are below (the VM runs as root).
+ */
+static void make_room(unsigned long n)
+{
+	struct rlimit rl;
+	unsigned long max = 0;
+	FILE *f;
+
+	f = fopen("/proc/sys/kernel/threads-max", "r+");
+	if (f && fscanf(f, "%lu", &max) == 1 && max < 2 * n + 1024) {
+		rewind(f);
+		fprintf(f, "%lu\n", 2 * n + 1024);
+	}
+	if (f && fclose(f))
+		bench_die(errno, "raise threads-max to %lu", 2 * n + 1024);
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < n + 64) {
+		rl.rlim_cur = n + 64;
+		if (rl.rlim_max < rl.rlim_cur)
+			rl.rlim_max = rl.rlim_cur;
+		if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
+			bench_die(errno, "raise RLIMIT_NOFILE to %lu", n + 64);
+	}
 }
 
 /* A process of @n threads; returns when all exist. */
@@ -268,6 +296,7 @@ int main(int argc, char **argv)
 		bench_die(0, "N is at most %d", SCALE_MAX - 1);
 	if (argc == 5)
 		reads = bench_count_arg(argv[4], "READS");
+	make_room(s.n);
 	s.pmc = !strcmp(argv[3], "pmc");
 	if (!s.pmc && strcmp(argv[3], "perf"))
 		bench_die(0, "unknown side '%s' (pmc or perf)", argv[3]);

@@ -19,20 +19,33 @@
  *              0: every software event);
  *   ring       the 4 events bound to CPU 0 with cpc_bind_cpu and a 1 ms
  *              snapshot period, COUNT/20 snapshots consumed in batches
- *              every 20 ms, as cpcstat does (cpc_snapshot_next until
- *              EAGAIN, then sleep): the consumer's CPU time per snapshot
- *              (the kernel's hrtimer work runs in IRQ context and is not
- *              in it); compare with perfgroup, a read per snapshot.
+ *              every 20 ms (cpc_snapshot_next until EAGAIN, then sleep;
+ *              poll(2) on the ring only when a batch found nothing): the
+ *              consumer's CPU time per snapshot reading the batch from the
+ *              mapped ring (ns_per_snapshot), and the same with its sleep
+ *              and wake-up (wake_ns_per_snapshot), each the median of the
+ *              batches' CPU time per snapshot (as bench_per_op_ns() takes
+ *              the median of batch means); the kernel's hrtimer work runs
+ *              in IRQ context and is in neither. Compare the first with
+ *              perfgroup (a read per snapshot), the second with perfsleep;
+ *   perfsleep  the perf group read once per millisecond, as a program
+ *              wanting the ring's 1 ms series from perf must: usleep(1000),
+ *              read(2); the median thread CPU time per read, the sleep and
+ *              wake-up included (COUNT/20 reads).
  *
  *   bench-snapshot readset|libcpc|perfgroup|selfread|selfread-stopped|perfmmap COUNT
  *	prints "ns_per_snapshot=N task_clock_delta=N"
  *   bench-snapshot ring COUNT
- *	prints "ns_per_snapshot=N snapshots=N"
+ *	prints "ns_per_snapshot=N wake_ns_per_snapshot=N mean_ns=N
+ *	snapshots=N batches=N" (mean_ns: the whole run's CPU time per snapshot)
+ *   bench-snapshot perfsleep COUNT
+ *	prints "ns_per_snapshot=N reads=N"
  */
 #include <errno.h>
 #include <poll.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -198,6 +211,8 @@ static void setup_libcpc(struct snap *s, bool selfread)
 		bench_die(errno, "cpc_buf_create");
 }
 
+static void setup_perfgroup(struct snap *s);
+
 /* The calling thread's CPU time (the scheduler's exact runtime), in ns. */
 static uint64_t thread_cpu_ns(void)
 {
@@ -209,13 +224,19 @@ static uint64_t thread_cpu_ns(void)
 
 /*
  * ring: the consumer's CPU time per snapshot of a CPU-bound set written
- * every millisecond; prints the figure and exits.
+ * every millisecond; prints the figures and exits. A batch is a sleep (or
+ * a wait for the ring when the last batch found nothing) and the drain
+ * after it: the drain's thread CPU time, and the whole batch's, over the
+ * snapshots it read.
  */
 static void run_ring(unsigned long count)
 {
-	unsigned long want = count / 20 < 20 ? 20 : count / 20, got = 0;
-	uint64_t cpu0, cpu1, first = 0, last = 0, v;
+	unsigned long want = count / 20 < 20 ? 20 : count / 20, got = 0, n;
+	uint64_t cpu0, cpu1, t0, t1, tw, first = 0, last = 0, v;
 	struct pollfd pfd = { .events = POLLIN };
+	struct bench_stats st, stw;
+	size_t nb = 0, maxb;
+	double *per, *wper;
 	cpc_set_t *set;
 	cpc_buf_t *buf;
 	cpc_t *cpc;
@@ -236,7 +257,14 @@ static void run_ring(unsigned long count)
 	if (cpc_bind_cpu(cpc, 0, set, 0) < 0)
 		bench_die(errno, "cpc_bind_cpu with a snapshot period");
 	pfd.fd = cpc_snapshot_fd(cpc);
-	cpu0 = thread_cpu_ns();
+	/* Batches of at least one snapshot: at most one per snapshot. */
+	maxb = want;
+	per = calloc(maxb, sizeof(*per));
+	wper = calloc(maxb, sizeof(*wper));
+	if (!per || !wper)
+		bench_die(errno, "calloc");
+	n = 0;
+	cpu0 = t0 = tw = thread_cpu_ns();
 	while (got < want) {
 		if (cpc_snapshot_next(cpc, set, buf) == 0) {
 			cpc_buf_get(cpc, buf, 0, &v);
@@ -244,22 +272,71 @@ static void run_ring(unsigned long count)
 				first = v;
 			last = v;
 			got++;
+			n++;
 			continue;
 		}
 		if (errno != EAGAIN)
 			bench_die(errno, "cpc_snapshot_next");
-		/* Nothing yet: wait for the ring, then let a batch gather. */
-		if (poll(&pfd, 1, 1000) < 0)
+		t1 = thread_cpu_ns();
+		if (n && nb < maxb) {
+			per[nb] = (double)(t1 - t0) / (double)n;
+			wper[nb++] = (double)(t1 - tw) / (double)n;
+		}
+		/*
+		 * Nothing in the last batch: wait for the ring. Then let a
+		 * batch gather.
+		 */
+		if (!n && poll(&pfd, 1, 1000) < 0)
 			bench_die(errno, "poll");
+		n = 0;
+		tw = t1;
 		usleep(20000);
+		t0 = thread_cpu_ns();
 	}
 	cpu1 = thread_cpu_ns();
 	if (last <= first)
 		bench_die(0, "task-clock did not advance (%llu -> %llu)",
 			  (unsigned long long)first, (unsigned long long)last);
-	printf("ns_per_snapshot=%.1f snapshots=%lu\n",
-	       (double)(cpu1 - cpu0) / (double)got, got);
+	if (!nb)
+		bench_die(0, "no batch of snapshots");
+	bench_stats(per, nb, &st);
+	bench_stats(wper, nb, &stw);
+	printf("ns_per_snapshot=%.1f wake_ns_per_snapshot=%.1f mean_ns=%.1f "
+	       "snapshots=%lu batches=%zu\n", st.median, stw.median,
+	       (double)(cpu1 - cpu0) / (double)got, got, nb);
+	free(per);
+	free(wper);
 	cpc_close(cpc);
+}
+
+/*
+ * perfsleep: a perf group read every millisecond; the median thread CPU
+ * time of one sleep and read. Prints the figure and exits.
+ */
+static void run_perfsleep(unsigned long count)
+{
+	unsigned long want = count / 20 < 20 ? 20 : count / 20, i;
+	struct snap s = { .fd = -1 };
+	struct bench_stats st;
+	uint64_t t0, t1;
+	double *per;
+
+	setup_perfgroup(&s);
+	per = calloc(want, sizeof(*per));
+	if (!per)
+		bench_die(errno, "calloc");
+	t0 = thread_cpu_ns();
+	for (i = 0; i < want; i++) {
+		usleep(1000);
+		if (snap_perfgroup(&s) < 0)
+			bench_die(errno, "perf group read");
+		t1 = thread_cpu_ns();
+		per[i] = (double)(t1 - t0);
+		t0 = t1;
+	}
+	bench_stats(per, want, &st);
+	printf("ns_per_snapshot=%.1f reads=%lu\n", st.median, want);
+	free(per);
 }
 
 static void setup_perfgroup(struct snap *s)
@@ -283,7 +360,7 @@ int main(int argc, char **argv)
 	bench_init(argv[0]);
 	if (argc != 3)
 		bench_die(0, "usage: bench-snapshot readset|libcpc|perfgroup|"
-			  "selfread|selfread-stopped|perfmmap|ring COUNT");
+			  "selfread|selfread-stopped|perfmmap|ring|perfsleep COUNT");
 	count = bench_count_arg(argv[2], "COUNT");
 	if (!strcmp(argv[1], "readset")) {
 		setup_readset(&s);
@@ -304,9 +381,13 @@ int main(int argc, char **argv)
 	} else if (!strcmp(argv[1], "ring")) {
 		run_ring(count);
 		return 0;
+	} else if (!strcmp(argv[1], "perfsleep")) {
+		run_perfsleep(count);
+		return 0;
 	} else {
 		bench_die(0, "unknown way '%s' (readset, libcpc, perfgroup, "
-			  "selfread, selfread-stopped, perfmmap or ring)",
+			  "selfread, selfread-stopped, perfmmap, ring or "
+			  "perfsleep)",
 			  argv[1]);
 	}
 	if (op(&s) < 0)

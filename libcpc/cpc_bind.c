@@ -163,12 +163,39 @@ static int pmc_add(cpc_t *cpc, cpc_set_t *set, const struct bind_ctx *bc,
 }
 
 /*
+ * A request of @set that counts what the tick would, from zero: the same
+ * event (@pmc_class, @type, @config) at the same levels (@caps), no
+ * preset, no overflow. Its slot, or -1.
+ */
+static int tick_shared_slot(const cpc_set_t *set, const struct cpc_enc *enc,
+			    uint32_t pmc_class, uint32_t type, uint64_t config,
+			    uint32_t caps)
+{
+	int i;
+
+	for (i = 0; i < set->nreqs; i++) {
+		const struct cpc_req *r = &set->reqs[i];
+
+		if (r->slot >= 0 && !r->preset &&
+		    !(r->flags & CPC_OVF_NOTIFY_EMT) &&
+		    enc[i].pmc_class == pmc_class && enc[i].type == type &&
+		    enc[i].config == config && !enc[i].config1 &&
+		    !enc[i].config2 && enc[i].caps == caps)
+			return r->slot;
+	}
+	return -1;
+}
+
+/*
  * The hidden tick PMC: an Intel fixed cycle counter where there is one,
  * else the set's on-CPU time in nanoseconds (task-clock in thread scope,
  * cpu-clock on a CPU), counting user and system time, or user time only
  * where the caller may not count the kernel. Without any, the tick is 0.
+ * A request that counts the same from zero is the tick: no second counter
+ * (one less to read at every sample, and a hardware counter kept free).
  */
-static void tick_add(cpc_t *cpc, cpc_set_t *set, const struct bind_ctx *bc)
+static void tick_add(cpc_t *cpc, cpc_set_t *set, const struct bind_ctx *bc,
+		     const struct cpc_enc *enc)
 {
 	uint64_t clock = bc->kind == CPC_BIND_CPU ? PERF_COUNT_SW_CPU_CLOCK :
 						   PERF_COUNT_SW_TASK_CLOCK;
@@ -194,10 +221,19 @@ static void tick_add(cpc_t *cpc, cpc_set_t *set, const struct bind_ctx *bc)
 
 	set->tick_slot = -1;
 	set->tick_unit = CPC_TICK_NSEC;
+	set->tick_base = 0;
 	for (i = 0; i < sizeof(tries) / sizeof(tries[0]); i++) {
 		if (!tries[i].pmc_class ||
 		    (tries[i].pmc_class == PMC_CLASS_SOFT && !cpc->nsoft))
 			continue;
+		set->tick_slot = tick_shared_slot(set, enc, tries[i].pmc_class,
+						  tries[i].type,
+						  tries[i].config,
+						  tries[i].caps);
+		if (set->tick_slot >= 0) {
+			set->tick_unit = tries[i].unit;
+			return;
+		}
 		fill_alloc(bc, &a);
 		a.pm_caps = tries[i].caps;
 		a.pm_class = tries[i].pmc_class;
@@ -313,7 +349,7 @@ static int set_bind(cpc_t *cpc, cpc_set_t *set, const char *fn,
 		r->pmcid = a.pm_pmcid;
 		r->slot = set->nids - 1;
 	}
-	tick_add(cpc, set, bc);
+	tick_add(cpc, set, bc, enc);
 	/*
 	 * Snapshots and overflow records come through the ring: read it
 	 * before the PMCs start. Snapshots need it; overflow requests do
@@ -714,7 +750,8 @@ int cpc_set_sample(cpc_t *cpc, cpc_set_t *set, cpc_buf_t *buf)
 		    r->bound_preset && buf->vals[i] < r->bound_preset)
 			buf->ovf_mask |= 1ULL << i;
 	}
-	buf->tick = set->tick_slot >= 0 ? vals[set->tick_slot] : 0;
+	buf->tick = set->tick_slot >= 0 ?
+		    vals[set->tick_slot] + set->tick_base : 0;
 	buf->hrtime = (hrtime_t)ts;
 	return 0;
 }
@@ -795,11 +832,17 @@ int cpc_set_restart(cpc_t *cpc, cpc_set_t *set)
 	}
 	for (i = 0; i < s->nreqs; i++) {
 		const struct cpc_req *r = &s->reqs[i];
+		uint64_t old;
 
-		if (r->pmcid != PMC_ID_INVALID &&
-		    pmcdev_rw(cpc_fd(cpc), r->pmcid, PMC_F_NEWVALUE,
-			      r->bound_preset, NULL) < 0)
+		if (r->pmcid == PMC_ID_INVALID)
+			continue;
+		if (pmcdev_rw(cpc_fd(cpc), r->pmcid,
+			      PMC_F_NEWVALUE | PMC_F_OLDVALUE, r->bound_preset,
+			      &old) < 0)
 			return -1;
+		/* The tick goes on from its value (a shared PMC: tick_add()). */
+		if (r->slot == s->tick_slot)
+			s->tick_base += old - r->bound_preset;
 	}
 	if (set_start_all(cpc, s) < 0)
 		return -1;

@@ -273,11 +273,9 @@ static void on_drop(struct cpc_ring *r, const struct pmclog_dropnotify *d)
 	}
 }
 
-static void dispatch(struct cpc_ring *r, uint32_t type, size_t len)
+static void dispatch(struct cpc_ring *r, const void *rec, size_t len)
 {
-	const void *rec = r->rec;
-
-	switch (type) {
+	switch (PMCLOG_HEADER_TO_TYPE(((const struct pmclog_header *)rec)->pl_header)) {
 	case PMCLOG_TYPE_SNAPSHOT:
 		if (len >= sizeof(struct pmclog_snapshot))
 			on_snapshot(r, rec);
@@ -296,28 +294,35 @@ static void dispatch(struct cpc_ring *r, uint32_t type, size_t len)
 }
 
 /*
- * Read every record published so far, with the ring claimed. Returns the
- * number of records read. A broken stream (bad magic or length) is
- * skipped to the head: the kernel is the only writer, so it cannot happen
- * unless the mapping is not what it claims.
+ * Read the records published so far, with the ring claimed, in place (a
+ * record is copied only where it wraps past the end of the data area), and
+ * give them back to the kernel once at the end. Stops early when @sub's
+ * snapshot queue is full (the rest waits in the ring: a reader taking
+ * snapshots one by one loses none of its own). Returns the number of
+ * records read. A broken stream (bad magic or length) is skipped to the
+ * head: the kernel is the only writer, so it cannot happen unless the
+ * mapping is not what it claims.
  */
-static int ring_read(struct cpc_ring *r)
+static int ring_read(struct cpc_ring *r, const struct cpc_ringsub *sub)
 {
 	struct pmcdev_ring_error err;
-	uint32_t len, hdr;
+	const void *rec;
+	uint32_t len;
 	int n = 0, ret;
 
-	while ((ret = pmcdev_ring_next(&r->rd, r->rec, sizeof(r->rec), &len,
-				       &err)) > 0) {
-		if (len <= sizeof(r->rec)) {
-			memcpy(&hdr, r->rec, sizeof(hdr));
-			dispatch(r, PMCLOG_HEADER_TO_TYPE(hdr), len);
-		}
-		pmcdev_ring_consume(&r->rd, len);
+	while ((ret = pmcdev_ring_peek(&r->rd, &rec, r->rec, sizeof(r->rec),
+				       &len, &err)) > 0) {
+		if (rec)
+			dispatch(r, rec, len);
+		pmcdev_ring_advance(&r->rd, len);
 		n++;
+		if (sub && sub->q_len == CPC_SNAPQ_LEN)
+			break;
 	}
 	if (ret < 0)
 		pmcdev_ring_skip_all(&r->rd);
+	else if (n)
+		pmcdev_ring_publish(&r->rd);
 	r->records += (uint64_t)n;
 	return n;
 }
@@ -325,7 +330,13 @@ static int ring_read(struct cpc_ring *r)
 /* cpc_ring_drain() for a caller that already claimed the ring. */
 int cpc_ring_read_claimed(cpc_t *cpc)
 {
-	return ring_read(cpc->ring);
+	return ring_read(cpc->ring, NULL);
+}
+
+/* Read until @set has a full queue of snapshots (or the ring is empty). */
+int cpc_ring_read_for(cpc_t *cpc, const cpc_set_t *set)
+{
+	return ring_read(cpc->ring, set->sub);
 }
 
 /*
@@ -345,7 +356,7 @@ int cpc_ring_drain(cpc_t *cpc)
 		errno = EAGAIN;
 		return -1;
 	}
-	n = ring_read(cpc->ring);
+	n = ring_read(cpc->ring, NULL);
 	cpc_ring_release(cpc);
 	return n;
 }

@@ -33,7 +33,7 @@ static void fill_from_queue(const cpc_set_t *set, const struct cpc_ringsub *sub,
 
 		buf->vals[i] = r->slot >= 0 ? v[r->slot] : r->bound_preset;
 	}
-	buf->tick = set->tick_slot >= 0 ? v[set->tick_slot] : 0;
+	buf->tick = set->tick_slot >= 0 ? v[set->tick_slot] + set->tick_base : 0;
 	buf->hrtime = (hrtime_t)sub->q_tsc[at];
 	buf->ovf_mask = 0;
 }
@@ -60,7 +60,7 @@ int cpc_snapshot_next(cpc_t *cpc, cpc_set_t *set, cpc_buf_t *buf)
 	}
 	/* What is queued first; the ring only when the queue is empty. */
 	if (!sub->q_len)
-		(void)cpc_ring_read_claimed(cpc);
+		(void)cpc_ring_read_for(cpc, set);
 	if (sub->q_len) {
 		fill_from_queue(set, sub, sub->q_head, buf);
 		sub->q_head = (sub->q_head + 1) % CPC_SNAPQ_LEN;

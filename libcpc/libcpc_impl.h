@@ -173,6 +173,11 @@ struct __cpc_set {
 	uint32_t	ids[PMC_READSET_MAX]; /* PMCs read by one sample */
 	int		nids;
 	int		tick_slot;	/* index in ids of the tick PMC, or -1 */
+	/*
+	 * Where the tick shares a request's PMC (tick_add()), what
+	 * cpc_set_restart() took off that PMC's count: tick = value + base.
+	 */
+	uint64_t	tick_base;
 	int		tick_unit;	/* CPC_TICK_CYCLES or CPC_TICK_NSEC */
 	bool		frozen;		/* cpc_disable()d */
 	/* Linux extensions (issue 12). */
@@ -297,6 +302,7 @@ int cpc_ring_subscribe(cpc_t *cpc, cpc_set_t *set, pid_t tid);
 void cpc_ring_unsubscribe(cpc_t *cpc, cpc_set_t *set);
 int cpc_ring_drain(cpc_t *cpc);
 int cpc_ring_read_claimed(cpc_t *cpc);
+int cpc_ring_read_for(cpc_t *cpc, const cpc_set_t *set);
 bool cpc_ring_claim(cpc_t *cpc);
 void cpc_ring_release(cpc_t *cpc);
 void cpc_ring_fini(cpc_t *cpc);

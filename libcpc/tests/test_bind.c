@@ -453,10 +453,34 @@ START_TEST(intel_tick_is_the_fixed_cycle_counter_or_task_clock)
 	c.fp.fail_alloc_at = c.fp.nallocs + 2;
 	c.fp.fail_errno = EACCES;
 	ck_assert_int_eq(cpc_bind_curlwp(c.cpc, c.set, 0), 0);
-	o = fake_nth_live(&c.fp, 1);
+	/*
+	 * That tick is user task-clock from zero: what request 0 counts. It
+	 * shares the request's PMC instead of a second one.
+	 */
+	ck_assert_int_eq(fake_live(&c.fp), 1);
+	o = fake_nth_live(&c.fp, 0);
 	ck_assert_uint_eq(o->alloc.pm_class, PMC_CLASS_SOFT);
+	ck_assert_uint_eq(o->alloc.pm_md.pm_config, PERF_COUNT_SW_TASK_CLOCK);
 	ck_assert_uint_eq(o->alloc.pm_caps, PMC_CAP_USER);
 	ck_assert_int_eq(cpc_set_tick_unit(c.cpc, c.set), CPC_TICK_NSEC);
+	{
+		cpc_buf_t *buf = cpc_buf_create(c.cpc, c.set);
+		uint64_t v;
+
+		o->value = 1234;
+		ck_assert_int_eq(cpc_set_sample(c.cpc, c.set, buf), 0);
+		ck_assert_int_eq(cpc_buf_get(c.cpc, buf, 0, &v), 0);
+		ck_assert_uint_eq(v, 1234);
+		ck_assert_uint_eq(cpc_buf_tick(c.cpc, buf), 1234);
+		/* A restart resets the request; the tick goes on. */
+		ck_assert_int_eq(cpc_set_restart(c.cpc, c.set), 0);
+		ck_assert_uint_eq(o->value, 0);
+		o->value = 10;
+		ck_assert_int_eq(cpc_set_sample(c.cpc, c.set, buf), 0);
+		ck_assert_int_eq(cpc_buf_get(c.cpc, buf, 0, &v), 0);
+		ck_assert_uint_eq(v, 10);
+		ck_assert_uint_eq(cpc_buf_tick(c.cpc, buf), 1244);
+	}
 	cpc_close(c.cpc);
 }
 END_TEST

@@ -124,6 +124,42 @@ START_TEST(snapshots_come_whole_in_order_with_the_kernel_time)
 }
 END_TEST
 
+/*
+ * More snapshots published than the set's queue holds (CPC_SNAPQ_LEN): the
+ * reader stops at a full queue and leaves the rest in the ring, so a
+ * consumer taking them one by one gets every one, in order, none counted
+ * lost; the ring's tail is handed back as they are read.
+ */
+START_TEST(a_backlog_longer_than_the_queue_comes_out_whole)
+{
+	const int n = 3 * CPC_SNAPQ_LEN + 5;
+	struct pmc_ring_page *pg;
+	struct ctx c;
+	uint32_t group;
+	uint64_t lost;
+	int k;
+
+	setup(&c, 2, 0);
+	ck_assert_int_eq(cpc_set_sample_period(c.cpc, c.set, 1000), 0);
+	ck_assert_int_eq(cpc_bind_curlwp(c.cpc, c.set, 0), 0);
+	group = req_pmc(&c, 0)->alloc.pm_group;
+	pg = c.fp.ring;
+	for (k = 1; k <= n; k++)
+		fake_snapshot_group(&c.fp, group, (uint64_t)k, 0);
+	ck_assert_uint_ne(pg->pr_data_tail, pg->pr_data_head);
+	for (k = 1; k <= n; k++) {
+		ck_assert_int_eq(cpc_snapshot_next(c.cpc, c.set, c.buf), 0);
+		ck_assert_int_eq(cpc_buf_hrtime(c.cpc, c.buf), k);
+	}
+	ck_assert_int_eq(cpc_snapshot_next(c.cpc, c.set, c.buf), -1);
+	ck_assert_int_eq(errno, EAGAIN);
+	ck_assert_uint_eq(pg->pr_data_tail, pg->pr_data_head);
+	ck_assert_int_eq(cpc_snapshot_lost(c.cpc, c.set, &lost), 0);
+	ck_assert_uint_eq(lost, 0);
+	cpc_close(c.cpc);
+}
+END_TEST
+
 START_TEST(incomplete_snapshots_are_dropped_and_last_records_make_one)
 {
 	struct ctx c;
@@ -423,6 +459,7 @@ Suite *ring_suite(void)
 
 	tcase_add_test(tc, a_period_allocates_snapshot_pmcs_and_maps_the_ring);
 	tcase_add_test(tc, snapshots_come_whole_in_order_with_the_kernel_time);
+	tcase_add_test(tc, a_backlog_longer_than_the_queue_comes_out_whole);
 	tcase_add_test(tc, incomplete_snapshots_are_dropped_and_last_records_make_one);
 	tcase_add_test(tc, a_driver_without_snapshots_fails_the_bind_enotsup);
 	tcase_add_test(tc, the_overflow_record_gives_values_and_the_overflowed_index);

@@ -94,6 +94,7 @@ struct pmcdev_ring {
 	uint64_t size;		/* pr_data_size, a power of two */
 	size_t map_len;		/* what pmcdev_ring_unmap() unmaps, or 0 */
 	uint64_t tail;		/* the next record's free-running offset */
+	uint64_t head;		/* pr_data_head as last loaded */
 };
 
 /* Why pmcdev_ring_next() found the stream broken (errno EBADMSG). */
@@ -128,6 +129,49 @@ void pmcdev_ring_unmap(struct pmcdev_ring *r);
  */
 int pmcdev_ring_next(struct pmcdev_ring *r, void *buf, size_t cap,
 		     uint32_t *len, struct pmcdev_ring_error *err);
+/*
+ * pmcdev_ring_next() without the copy, for a reader that takes several
+ * records in a row: *@rec points at the record in the ring itself, or at
+ * its copy in @buf where it wraps past the end of the data area (NULL when
+ * it wraps and is longer than @cap: the caller skips it). The bytes stay
+ * the reader's until pmcdev_ring_publish() gives them back. The head is
+ * loaded (load-acquire) only when the records known to be published are
+ * all read.
+ */
+int pmcdev_ring_peek_slow(struct pmcdev_ring *r, const void **rec, void *buf,
+			  size_t cap, uint32_t *len,
+			  struct pmcdev_ring_error *err);
+static inline int pmcdev_ring_peek(struct pmcdev_ring *r, const void **rec,
+				   void *buf, size_t cap, uint32_t *len,
+				   struct pmcdev_ring_error *err)
+{
+	/* Inline: a published record that does not wrap, with a sane header. */
+	uint64_t avail = r->head - r->tail;
+	size_t at = (size_t)(r->tail & (r->size - 1));
+	uint32_t hdr, l;
+
+	if (avail >= sizeof(struct pmclog_header) && avail <= r->size &&
+	    !(at % PMCLOG_ALIGN) && r->size - at >= sizeof(struct pmclog_header)) {
+		hdr = ((const struct pmclog_header *)(r->data + at))->pl_header;
+		l = PMCLOG_HEADER_TO_LENGTH(hdr);
+		if (PMCLOG_HEADER_CHECK_MAGIC(hdr) &&
+		    l >= sizeof(struct pmclog_header) && !(l % PMCLOG_ALIGN) &&
+		    l <= avail && r->size - at >= l) {
+			*rec = r->data + at;
+			*len = l;
+			return 1;
+		}
+	}
+	return pmcdev_ring_peek_slow(r, rec, buf, cap, len, err);
+}
+/* Step past the record at the tail; the kernel sees it at the next publish. */
+static inline void pmcdev_ring_advance(struct pmcdev_ring *r, uint32_t len)
+{
+	r->tail += len;
+}
+
+/* Give what was read back to the kernel: store-release of the tail. */
+void pmcdev_ring_publish(struct pmcdev_ring *r);
 /* Give @len bytes at the tail back to the kernel (store-release). */
 void pmcdev_ring_consume(struct pmcdev_ring *r, uint32_t len);
 /* Give everything published back: the way past a broken stream. */

@@ -2,8 +2,9 @@
 /*
  * pmcdev_ring.c - the consumer of the owner's mmap'd record ring
  * (<pmc/ring.h>, records of <pmc/pmclog.h>): mapping and checking it,
- * records wrapping past the end of the data area copied in two pieces, the
- * tail handed back with a release store, and poll(2) with a watermark.
+ * records read in place or, wrapping past the end of the data area, copied
+ * in two pieces, the tail handed back with a release store, and poll(2)
+ * with a watermark.
  * pmclog(3)'s ring source and libcpc's snapshot reader both read through it.
  */
 #include <errno.h>
@@ -31,6 +32,7 @@ int pmcdev_ring_attach(struct pmcdev_ring *r, void *map, size_t map_len,
 	r->size = size;
 	r->map_len = 0;
 	r->tail = __atomic_load_n(&pg->pr_data_tail, __ATOMIC_RELAXED);
+	r->head = r->tail;
 	return 0;
 }
 
@@ -95,46 +97,90 @@ static int pmcdev_ring_fault(struct pmcdev_ring_error *err,
 	return -1;
 }
 
-int pmcdev_ring_next(struct pmcdev_ring *r, void *buf, size_t cap,
-		     uint32_t *len, struct pmcdev_ring_error *err)
+/*
+ * pmcdev_ring_peek() past its inline case: the head to load, a header or
+ * record that wraps, a broken stream.
+ */
+int pmcdev_ring_peek_slow(struct pmcdev_ring *r, const void **rec, void *buf,
+			  size_t cap, uint32_t *len,
+			  struct pmcdev_ring_error *err)
 {
-	uint64_t tail = r->tail, head, avail;
+	uint64_t tail = r->tail, avail;
+	const struct pmclog_header *hp;
 	struct pmclog_header h;
+	bool inplace;
+	size_t at;
 	uint32_t l;
 
 	/* Acquire: the record's bytes are read after the head that covers them. */
-	head = __atomic_load_n(&r->pg->pr_data_head, __ATOMIC_ACQUIRE);
-	avail = head - tail;
+	if (r->head == tail)
+		r->head = __atomic_load_n(&r->pg->pr_data_head, __ATOMIC_ACQUIRE);
+	avail = r->head - tail;
 	if (avail == 0)
 		return 0;
 	/* The kernel publishes whole records only. */
 	if (avail > r->size || avail < sizeof(h))
-		return pmcdev_ring_fault(err, PMCDEV_RING_POSITION, head, tail, 0);
-	pmcdev_ring_copy(r, &h, tail, sizeof(h));
-	l = PMCLOG_HEADER_TO_LENGTH(h.pl_header);
-	if (!PMCLOG_HEADER_CHECK_MAGIC(h.pl_header) || l < sizeof(h) ||
+		return pmcdev_ring_fault(err, PMCDEV_RING_POSITION, r->head,
+					 tail, 0);
+	at = (size_t)(tail & (r->size - 1));
+	/* In place; through a copy at a tail off PMCLOG_ALIGN (a bad stream). */
+	inplace = !(at % PMCLOG_ALIGN);
+	if (inplace && r->size - at >= sizeof(h)) {
+		hp = (const struct pmclog_header *)(r->data + at);
+	} else {
+		pmcdev_ring_copy(r, &h, tail, sizeof(h));
+		hp = &h;
+	}
+	l = PMCLOG_HEADER_TO_LENGTH(hp->pl_header);
+	if (!PMCLOG_HEADER_CHECK_MAGIC(hp->pl_header) || l < sizeof(h) ||
 	    l % PMCLOG_ALIGN)
-		return pmcdev_ring_fault(err, PMCDEV_RING_HEADER, head, tail,
-					 h.pl_header);
+		return pmcdev_ring_fault(err, PMCDEV_RING_HEADER, r->head, tail,
+					 hp->pl_header);
 	if (l > avail)
-		return pmcdev_ring_fault(err, PMCDEV_RING_SHORT, head, tail,
-					 h.pl_header);
-	if (l <= cap)
+		return pmcdev_ring_fault(err, PMCDEV_RING_SHORT, r->head, tail,
+					 hp->pl_header);
+	if (inplace && r->size - at >= l) {
+		*rec = r->data + at;
+	} else if (l <= cap) {
 		pmcdev_ring_copy(r, buf, tail, l);
+		*rec = buf;
+	} else {
+		*rec = NULL;
+	}
 	*len = l;
 	return 1;
 }
 
+int pmcdev_ring_next(struct pmcdev_ring *r, void *buf, size_t cap,
+		     uint32_t *len, struct pmcdev_ring_error *err)
+{
+	const void *rec;
+	int ret;
+
+	/* A fresh head each time, as the callers of this one expect. */
+	r->head = r->tail;
+	ret = pmcdev_ring_peek(r, &rec, buf, cap, len, err);
+	if (ret > 0 && rec && rec != buf && *len <= cap)
+		memcpy(buf, rec, *len);
+	return ret;
+}
+
+void pmcdev_ring_publish(struct pmcdev_ring *r)
+{
+	/* Release: the kernel reuses the space only after we read it. */
+	__atomic_store_n(&r->pg->pr_data_tail, r->tail, __ATOMIC_RELEASE);
+}
+
 void pmcdev_ring_consume(struct pmcdev_ring *r, uint32_t len)
 {
-	r->tail += len;
-	/* Release: the kernel reuses the space only after we copied it out. */
-	__atomic_store_n(&r->pg->pr_data_tail, r->tail, __ATOMIC_RELEASE);
+	pmcdev_ring_advance(r, len);
+	pmcdev_ring_publish(r);
 }
 
 void pmcdev_ring_skip_all(struct pmcdev_ring *r)
 {
 	r->tail = __atomic_load_n(&r->pg->pr_data_head, __ATOMIC_ACQUIRE);
+	r->head = r->tail;
 	__atomic_store_n(&r->pg->pr_data_tail, r->tail, __ATOMIC_RELEASE);
 }
 
