@@ -89,6 +89,7 @@ FIXTURE(hw) {
 	char path[64];
 };
 
+/* Each test returns at once where this skipped: 6.1's harness runs it. */
 FIXTURE_SETUP(hw)
 {
 	self->fd = -1;
@@ -128,6 +129,8 @@ TEST_F(hw, cycles_sampling_callchains_in_the_hot_function)
 	pid_t pid;
 	char c;
 
+	if (_metadata->skip)
+		return;
 	ASSERT_EQ(0, smp_func_range("hot_loop", (void *)hot_loop, &hot0, &hot1));
 	ASSERT_EQ(0, smp_func_range("hot_caller", (void *)hot_caller, &call0,
 				    &call1));
@@ -204,6 +207,8 @@ TEST_F_TIMEOUT(hw, system_cycles_keep_64bit_values_across_wraps, 60)
 	int64_t id[8];
 	struct timespec q = { 0, 250000000 };
 
+	if (_metadata->skip)
+		return;
 	ASSERT_LE(1, ncpu);
 	if (ncpu > 8)
 		ncpu = 8;
@@ -269,6 +274,8 @@ TEST_F_TIMEOUT(hw, thread_count_is_exact_across_switches, 120)
 	int64_t id;
 	int i;
 
+	if (_metadata->skip)
+		return;
 	if (sysconf(_SC_NPROCESSORS_ONLN) != 1)
 		SKIP(return, "needs one CPU: exact counts, as QEMU's PMU counts other vCPUs' instructions too (pmc-vm --smp 1)");
 	id = hw_alloc(self->fd, PMC_MODE_TC, PMC_CPU_ANY, HW_INST_RETIRED, 0, 0,
@@ -308,6 +315,8 @@ TEST_F(hw, perfmon_counts_pmuv3_event_numbers)
 	struct pmc_data d = { .pmcd_num = 0 };
 	int32_t num = 0;
 
+	if (_metadata->skip)
+		return;
 	if (sysconf(_SC_NPROCESSORS_ONLN) != 1)
 		SKIP(return, "needs one CPU: perfmon(4) counts a CPU, and one online CPU bounds the count (pmc-vm --smp 1)");
 	p.pmc_event = HW_INST_RETIRED;

@@ -262,6 +262,7 @@ FIXTURE(sr) {
 	int old_access;
 };
 
+/* Each test returns at once where this skipped: 6.1's harness runs it. */
 FIXTURE_SETUP(sr)
 {
 	self->old_access = -1;
@@ -324,6 +325,8 @@ TEST_F(sr, pmc_selfread_makes_no_system_call)
 	/* Instructions and cycles, both read from their counters. */
 	const uint32_t kinds[2] = { PMC_SELFREAD_RDPMC, PMC_SELFREAD_RDPMC };
 
+	if (_metadata->skip)
+		return;
 	sr_expect_no_syscall(_metadata, sr_pmc_child, kinds);
 }
 
@@ -380,6 +383,8 @@ TEST_F(sr, cpc_set_sample_makes_no_system_call)
 	/* kinds[0]: cpc_set_selfread(-1), 1 when the set has its page. */
 	const uint32_t kinds[2] = { 1, 0 };
 
+	if (_metadata->skip)
+		return;
 	sr_expect_no_syscall(_metadata, sr_cpc_child, kinds);
 }
 
@@ -439,6 +444,8 @@ TEST_F_TIMEOUT(sr, hammered_rdpmc_is_never_torn_nor_decreasing, 240)
 	pmc_id_t id;
 	int i;
 
+	if (_metadata->skip)
+		return;
 	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
 		SKIP(return, "needs two CPUs: the reader cannot be migrated with one (pmc-vm --smp 2)");
 	ASSERT_EQ(0, sr_pmc(SR_GROUP, PERF_COUNT_HW_INSTRUCTIONS, &id))
@@ -500,6 +507,8 @@ TEST_F(sr, page_agrees_with_readset)
 	pmc_id_t id;
 	int i;
 
+	if (_metadata->skip)
+		return;
 	if (sysconf(_SC_NPROCESSORS_ONLN) != 1)
 		SKIP(return, "needs one CPU: exact counts, as QEMU's PMU counts other vCPUs' instructions too (pmc-vm --smp 1)");
 	ASSERT_EQ(0, sr_pmc(SR_GROUP, PERF_COUNT_HW_INSTRUCTIONS, &id))
