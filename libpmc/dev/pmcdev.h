@@ -202,9 +202,7 @@ int pmcdev_selfread_unmap(const struct pmc_selfread_page *pg, size_t len);
 int pmcdev_selfread(const struct pmc_selfread_page *pg, unsigned int n,
 		    const uint32_t *ids, uint64_t *values, uint64_t *ts,
 		    int *hint);
-/* pmcdev_selfread() of one PMC without a timestamp: its fast path. */
-int pmcdev_selfread1(const struct pmc_selfread_page *pg, uint32_t id,
-		     uint64_t *value);
+/* Its call-free path for one PMC, pmcdev_selfread1(): pmcdev_selfread_inline.h. */
 
 /* ------------------------------------------------------------ event names */
 
