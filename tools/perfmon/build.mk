@@ -16,7 +16,9 @@ LIBDIR ?= $(PREFIX)/lib
 $(PERFMON_EXAMPLE): $(TOP)/tools/perfmon/perfmon.c $(PERFMON_PC) \
 		$(TOP)/include/freebsd/machine/perfmon.h $(TOP)/include/uapi/pmc/perfmon.h
 	@mkdir -p $(dir $@)
-	$(CC) $$(PKG_CONFIG_PATH=$(BUILD)/pkgconfig pkg-config --cflags --libs pmc-perfmon) \
+	@# The build tree's .pc names this tree's paths: no sysroot before them
+	@# (the arm64 cross build sets PKG_CONFIG_SYSROOT_DIR for its libraries).
+	$(CC) $$(PKG_CONFIG_SYSROOT_DIR= PKG_CONFIG_PATH=$(BUILD)/pkgconfig pkg-config --cflags --libs pmc-perfmon) \
 		$(CFLAGS) -o $@ $<
 
 # perfmon_pc INCLUDEDIR: the .pc whose Cflags find <machine/perfmon.h>
