@@ -106,7 +106,7 @@ TEST_F(depth, callchains_stop_at_the_tunable)
 	ASSERT_LE(0, id);
 	ASSERT_EQ(0, smp_attach(self->fd, id, getpid()));
 	ASSERT_EQ(0, smp_simple(self->fd, PMC_IOC_PMCSTART, id));
-	deep(FRAMES, 200000000);
+	deep(FRAMES, 500000000);
 	ASSERT_EQ(0, smp_simple(self->fd, PMC_IOC_PMCSTOP, id));
 	ASSERT_EQ(0, smp_flushlog(self->fd));
 	smp_ring_drain(&self->r, &b);
@@ -120,7 +120,7 @@ TEST_F(depth, callchains_stop_at_the_tunable)
 	}
 	smp_buf_free(&b);
 	TH_LOG("%zu callchains, %zu of %u frames", n, full, variant->depth);
-	ASSERT_LT(20U, n);
+	ASSERT_LE(10U, n);	/* arm64's guest: about one per 10 ms */
 	EXPECT_EQ(0U, over);
 	EXPECT_LE(n * 9, full * 10);
 }

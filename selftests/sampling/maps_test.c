@@ -186,7 +186,16 @@ static size_t count_recs(const struct smp_buf *b, size_t from, unsigned int type
 	return n;
 }
 
-/* Offset of the MAP_IN or MAP_OUT of @pid with exactly this range, or -1. */
+/*
+ * Offset of the MAP_IN or MAP_OUT of @pid for the range [start, end), or
+ * -1: a MAP_OUT has exactly that range; a MAP_IN starts there and may end
+ * later. A MAP_IN gives the mapping as mmap(2) made it, and the dynamic
+ * loader may then narrow its executable part: where the object's first
+ * segment is its text (arm64's layout; x86's has a read-only one first),
+ * ld.so maps the whole object with the text's protection, maps the data
+ * over its end (a MAP_OUT) and makes the hole between them PROT_NONE
+ * (mprotect(2), which no record follows; docs/log-format.md).
+ */
 static ssize_t find_rec(const struct smp_buf *b, size_t from, unsigned int type,
 			pid_t pid, uint64_t start, uint64_t end)
 {
@@ -198,7 +207,8 @@ static ssize_t find_rec(const struct smp_buf *b, size_t from, unsigned int type,
 
 		if (off >= from && smp_rec_type(h) == type &&
 		    m->pl_pid == pid && m->pl_start == start &&
-		    m->pl_end == end)
+		    (type == PMCLOG_TYPE_MAP_IN ? m->pl_end >= end :
+						  m->pl_end == end))
 			return off;
 	}
 	return -1;
@@ -218,7 +228,7 @@ TEST_F(maps, dlopen_map_in_dlclose_map_out)
 	struct smp_stream_info si;
 	struct smp_buf b = {};
 	struct kid k, other, free_kid;
-	size_t nx = 0, mark;
+	size_t nx = 0, mark, closing;
 	int64_t ts, tc;
 	int n, n0, i;
 
@@ -266,6 +276,7 @@ TEST_F(maps, dlopen_map_in_dlclose_map_out)
 	EXPECT_EQ(nx, count_recs(&b, mark, PMCLOG_TYPE_MAP_IN, k.pid));
 	EXPECT_EQ(0, count_recs(&b, mark, PMCLOG_TYPE_MAP_IN, other.pid));
 
+	closing = b.len;		/* the dlopen's own MAP_OUTs are before */
 	ASSERT_EQ(1, kid_do(&k, 'c'));
 	ASSERT_EQ(1, kid_do(&other, 'c'));
 	ASSERT_EQ(1, kid_do(&free_kid, 'c'));
@@ -278,13 +289,13 @@ TEST_F(maps, dlopen_map_in_dlclose_map_out)
 			continue;
 		in = find_rec(&b, mark, PMCLOG_TYPE_MAP_IN, k.pid,
 			      m[i].start, m[i].end);
-		out = find_rec(&b, mark, PMCLOG_TYPE_MAP_OUT, k.pid,
+		out = find_rec(&b, closing, PMCLOG_TYPE_MAP_OUT, k.pid,
 			       m[i].start, m[i].end);
 		ASSERT_LE(0, out) TH_LOG("no MAP_OUT %" PRIx64 "-%" PRIx64,
 					 m[i].start, m[i].end);
 		EXPECT_LT(in, out);
 	}
-	EXPECT_EQ(nx, count_recs(&b, mark, PMCLOG_TYPE_MAP_OUT, k.pid));
+	EXPECT_EQ(nx, count_recs(&b, closing, PMCLOG_TYPE_MAP_OUT, k.pid));
 	EXPECT_EQ(0, count_recs(&b, mark, PMCLOG_TYPE_MAP_OUT, other.pid));
 	EXPECT_EQ(0, count_recs(&b, 0, PMCLOG_TYPE_MAP_IN, free_kid.pid));
 	EXPECT_EQ(0, count_recs(&b, 0, PMCLOG_TYPE_MAP_OUT, free_kid.pid));
