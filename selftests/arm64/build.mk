@@ -20,6 +20,7 @@ SELFTEST_LDLIBS_arm64 := -fno-omit-frame-pointer -fno-optimize-sibling-calls \
 	-I$(TOP)/libpmc -I$(TOP)/libcpc $(LIBPMC_A) \
 	$(BUILD)/libcpc/libcpc.a -lpfm
 SELFTEST_DEPS_arm64 := $(LIBPMC_A) $(BUILD)/libcpc/libcpc.a \
-	$(wildcard $(TOP)/libpmc/*.h) $(TOP)/libcpc/libcpc.h
+	$(wildcard $(TOP)/libpmc/*.h) $(TOP)/libcpc/libcpc.h \
+	$(TOP)/selftests/arm64/a64_test.h
 $(foreach s,$(wildcard $(TOP)/selftests/arm64/*_test.c),\
 	$(eval $(call selftest_bin,$(s)): $(SELFTEST_DEPS_arm64)))

@@ -18,29 +18,13 @@
 #include <sys/resource.h>
 
 #include "kselftest_harness.h"
+#include "a64_test.h"
 
 #include "../sampling/sampling.h"
 #include <pmc/perfmon.h>
 
-#define HW_PMU_SYSFS	"/sys/bus/event_source/devices/armv8_pmuv3"
 #define HW_INST_RETIRED	0x08	/* PMUv3 common event numbers */
 #define HW_CPU_CYCLES	0x11
-
-#if defined(__aarch64__)
-#define HAVE_ARM64	1
-/* @n (> 0) iterations of a two-instruction loop: 2 * @n instructions. */
-static void hw_loop(uint64_t n)
-{
-	__asm__ __volatile__("1:	subs	%0, %0, #1\n"
-			     "	b.ne	1b\n" : "+r"(n) : : "cc");
-}
-#else
-#define HAVE_ARM64	0
-static void hw_loop(uint64_t n)
-{
-	(void)n;
-}
-#endif /* __aarch64__ */
 
 static volatile uint64_t sink;
 
@@ -94,10 +78,7 @@ FIXTURE_SETUP(hw)
 {
 	self->fd = -1;
 	self->path[0] = '\0';
-	if (!HAVE_ARM64)
-		SKIP(return, "not an arm64 machine: no PMUv3");
-	if (access(HW_PMU_SYSFS, F_OK))
-		SKIP(return, "no armv8_pmuv3 PMU registered (%s)", HW_PMU_SYSFS);
+	A64_SKIP_UNLESS_PMUV3();
 	self->fd = smp_open();
 	ASSERT_LE(0, self->fd);
 }
@@ -276,8 +257,7 @@ TEST_F_TIMEOUT(hw, thread_count_is_exact_across_switches, 120)
 
 	if (_metadata->skip)
 		return;
-	if (sysconf(_SC_NPROCESSORS_ONLN) != 1)
-		SKIP(return, "needs one CPU: exact counts, as QEMU's PMU counts other vCPUs' instructions too (pmc-vm --smp 1)");
+	A64_SKIP_UNLESS_ONE_CPU();
 	id = hw_alloc(self->fd, PMC_MODE_TC, PMC_CPU_ANY, HW_INST_RETIRED, 0, 0,
 		      PMC_CAP_USER);
 	ASSERT_LE(0, id);
@@ -288,7 +268,7 @@ TEST_F_TIMEOUT(hw, thread_count_is_exact_across_switches, 120)
 	getrusage(RUSAGE_THREAD, &r0);
 	ASSERT_EQ(0, smp_read(self->fd, (uint32_t)id, &v0));
 	ASSERT_EQ(0, smp_simple(self->fd, PMC_IOC_PMCSTART, (uint32_t)id));
-	hw_loop(n);
+	a64_loop(n);
 	ASSERT_EQ(0, smp_simple(self->fd, PMC_IOC_PMCSTOP, (uint32_t)id));
 	ASSERT_EQ(0, smp_read(self->fd, (uint32_t)id, &v1));
 	getrusage(RUSAGE_THREAD, &r1);
@@ -323,7 +303,7 @@ TEST_F(hw, perfmon_counts_pmuv3_event_numbers)
 	p.pmc_flags = PMCF_USR;
 	ASSERT_EQ(0, smp_ioctl(self->fd, PMIOSETUP, &p));
 	ASSERT_EQ(0, smp_ioctl(self->fd, PMIOSTART, &num));
-	hw_loop(n);
+	a64_loop(n);
 	ASSERT_EQ(0, smp_ioctl(self->fd, PMIOSTOP, &num));
 	ASSERT_EQ(0, smp_ioctl(self->fd, PMIOREAD, &d));
 	TH_LOG("perfmon INST_RETIRED: %lld for a loop of %llu",

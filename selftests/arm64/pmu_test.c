@@ -29,23 +29,15 @@
 
 #include "kselftest_harness.h"
 #include "pmc_test.h"
+#include "a64_test.h"
 
 /* The loop program (selftests/arm64/loop.S) and its iterations. */
 #define A64_LOOP	"build/selftests/arm64/loop"
 #define A64_LOOP_N	1000000
-#define A64_PMU_SYSFS	"/sys/bus/event_source/devices/armv8_pmuv3"
 /* PMSELR_EL0's number of the cycle counter, which GETMSR reports for it. */
 #define A64_CYCLE_COUNTER 31U
 
 #if defined(__aarch64__)
-#define HAVE_ARM64	1
-/* @n (> 0) iterations of a two-instruction loop: 2 * @n instructions. */
-static void a64_loop(uint64_t n)
-{
-	__asm__ __volatile__("1:	subs	%0, %0, #1\n"
-			     "	b.ne	1b\n" : "+r"(n) : : "cc");
-}
-
 static uint64_t a64_cntvct(void)
 {
 	uint64_t v;
@@ -54,12 +46,6 @@ static uint64_t a64_cntvct(void)
 	return v;
 }
 #else
-#define HAVE_ARM64	0
-static void a64_loop(uint64_t n)
-{
-	(void)n;
-}
-
 static uint64_t a64_cntvct(void)
 {
 	return 0;
@@ -127,18 +113,6 @@ static int a64_perf_loop(int pfd, uint64_t n, uint64_t *count)
 	return 0;
 }
 
-/*
- * QEMU's PMUv3 counts instructions off its one virtual instruction clock:
- * while a counter's vCPU sits at EL0, instructions other vCPUs execute
- * count too (seen: perf_event_open's own count of the loop program
- * 8,011,711 for 2,000,005 with a busy second vCPU). Exact counts need a
- * guest with one online CPU (pmc-vm --arch arm64 --smp 1).
- */
-#define A64_SKIP_UNLESS_ONE_CPU()					\
-	do {								\
-		if (sysconf(_SC_NPROCESSORS_ONLN) != 1)			\
-			SKIP(return, "needs one CPU: exact counts, as QEMU's PMU counts other vCPUs' instructions too (pmc-vm --smp 1)"); \
-	} while (0)
 
 /* "hw perfevents: enabled with armv8_pmuv3 PMU driver, N counters available" */
 static int a64_kernel_counters(void)
@@ -172,10 +146,7 @@ FIXTURE(pmu) {
 FIXTURE_SETUP(pmu)
 {
 	self->fd = -1;
-	if (!HAVE_ARM64)
-		SKIP(return, "not an arm64 machine: no PMUv3");
-	if (access(A64_PMU_SYSFS, F_OK))
-		SKIP(return, "no armv8_pmuv3 PMU registered (%s)", A64_PMU_SYSFS);
+	A64_SKIP_UNLESS_PMUV3();
 	self->fd = pmc_t_open();
 	if (self->fd < 0)
 		SKIP(return, "cannot open %s: %s", PMC_DEVICE_PATH,

@@ -43,19 +43,14 @@
 #include <pmc/ring.h>
 
 #include "kselftest_harness.h"
+#include "a64_test.h"
 
-#define SR_PMU_SYSFS	"/sys/bus/event_source/devices/armv8_pmuv3"
 #define SR_USER_ACCESS	"/proc/sys/kernel/perf_user_access"
 #define SR_READS	100000
 #define SR_GROUP	3
 /* perf programs a counting 32-bit counter to interrupt every 2^31 events. */
 #define SR_PERIOD	(1ULL << 31)
 
-#if defined(__aarch64__)
-#define HAVE_ARM64	1
-#else
-#define HAVE_ARM64	0
-#endif
 
 static int sr_sysctl(const char *path, int value)
 {
@@ -266,10 +261,7 @@ FIXTURE(sr) {
 FIXTURE_SETUP(sr)
 {
 	self->old_access = -1;
-	if (!HAVE_ARM64)
-		SKIP(return, "not an arm64 machine: no PMUv3");
-	if (access(SR_PMU_SYSFS, F_OK))
-		SKIP(return, "no armv8_pmuv3 PMU registered (%s)", SR_PMU_SYSFS);
+	A64_SKIP_UNLESS_PMUV3();
 	if (access(SR_USER_ACCESS, F_OK))
 		SKIP(return, "no %s: the kernel gives EL0 no counter access",
 		     SR_USER_ACCESS);
@@ -509,8 +501,7 @@ TEST_F(sr, page_agrees_with_readset)
 
 	if (_metadata->skip)
 		return;
-	if (sysconf(_SC_NPROCESSORS_ONLN) != 1)
-		SKIP(return, "needs one CPU: exact counts, as QEMU's PMU counts other vCPUs' instructions too (pmc-vm --smp 1)");
+	A64_SKIP_UNLESS_ONE_CPU();
 	ASSERT_EQ(0, sr_pmc(SR_GROUP, PERF_COUNT_HW_INSTRUCTIONS, &id))
 		TH_LOG("PMC: %s", strerror(errno));
 	pg = pmc_selfread_map(SR_GROUP);
