@@ -242,6 +242,8 @@ void pmc_release_pmc(struct pmc_obj *pm)
 	if (pm->mode == PMC_MODE_SS)
 		WRITE_ONCE(po->nss, po->nss - 1);
 	list_del(&pm->owner_link);
+	/* The set's timer writes the members left again. */
+	pmc_snap_set_changed(pm);
 	/* Off the self-read pages before the PMC can go. */
 	if (PMC_IS_VIRTUAL_MODE(pm->mode))
 		pmc_selfread_update(po, pm->group);
@@ -410,6 +412,8 @@ static int pmc_obj_install(struct pmc_owner *po, struct pmc_obj *pm,
 		pmc_map_hooks_want_async();
 	}
 	pmc_set_state(pm, PMC_STATE_ALLOCATED);
+	/* A running set's timer on its CPU waits for it to start. */
+	pmc_snap_set_changed(pm);
 	return 0;
 
 err_event:

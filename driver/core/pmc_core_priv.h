@@ -177,6 +177,7 @@ int pmc_snap_check(struct pmc_owner *po, const struct pmc_obj *pm);
 int pmc_snap_start(struct pmc_obj *pm);
 void pmc_snap_stop(struct pmc_obj *pm);
 void pmc_snap_final(struct pmc_obj *pm, u64 tsc);
+void pmc_snap_set_changed(struct pmc_obj *pm);
 void pmc_snap_targets_changed(struct pmc_obj *pm);
 void pmc_snap_switch_probe(struct task_struct *prev);
 

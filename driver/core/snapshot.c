@@ -9,11 +9,17 @@
  * writes the records of all its members with one timestamp, reading each
  * kernel counter there (perf_event_read_local() is not exported: the
  * counter is read as lttng does, pmu->read() on its own CPU with IRQs
- * off). It is armed at PMCSTART (from the CPU itself, by IPI) and
- * cancelled at PMCSTOP and release (owner exit releases every PMC). A CPU
- * that goes offline takes the counter with it (core.c pmc_sys_revive());
- * the timer, migrated by the hotplug code, finds itself on another CPU and
- * stops; PMCSTART after the CPU came back arms a new one.
+ * off), but only while every PMC of the set on that CPU runs: PMCSTOP
+ * stops a set one PMC at a time, each writing its last record, and a
+ * record of the members left, written in between, would mix running
+ * values with last ones (a reader rebuilding the set from one record per
+ * PMC would take them for the set's last values); likewise before the
+ * last member has started. It is armed at PMCSTART (from the CPU itself,
+ * by IPI) and cancelled at PMCSTOP and release (owner exit releases
+ * every PMC). A CPU that goes offline takes the counter with it (core.c
+ * pmc_sys_revive()); the timer, migrated by the hotplug code, finds itself
+ * on another CPU and stops; PMCSTART after the CPU came back arms a new
+ * one.
  *
  * Process/thread scope: the sched_switch probe writes, at the switch-out
  * of a counted thread, the records of the thread's SNAPSHOT PMCs whose
@@ -37,15 +43,19 @@
 /*
  * struct pmc_snap - the snapshot timer of one set on one CPU.
  * @timer:	pinned to @cpu, hard IRQ
- * @lock:	protects @n and @pms: taken by the timer (hard IRQ) and by
- *		process context (members join and leave, owner's lock held),
- *		IRQs off; the log's staging locks nest inside it. Never held
- *		around hrtimer_cancel(). Raw: the timer is a _HARD hrtimer,
- *		in hard IRQ on PREEMPT_RT too.
+ * @lock:	protects @n, @size and @pms: taken by the timer (hard IRQ)
+ *		and by process context (members join and leave, owner's
+ *		lock held), IRQs off; the log's staging locks nest inside
+ *		it. Never held around hrtimer_cancel(). Raw: the timer is a
+ *		_HARD hrtimer, in hard IRQ on PREEMPT_RT too.
  * @po:		the owner (the PMCs hold it)
  * @group:	the set (pm_group), 0 for a PMC alone
  * @cpu:	the CPU
  * @period:	ns between records (the set's pm_snapshot_us)
+ * @n:		the number of running members, in @pms
+ * @size:	the number of the set's PMCs on @cpu (system scope,
+ *		PMC_F_SNAPSHOT, allocated and not released), running or not;
+ *		the timer writes records only while @n equals it
  * @pms:	the running members; a PMC joins at PMCSTART and leaves at
  *		PMCSTOP or release, owner's lock held
  */
@@ -57,6 +67,7 @@ struct pmc_snap {
 	int cpu;
 	u64 period;
 	unsigned int n;
+	unsigned int size;
 	struct pmc_obj *pms[PMC_READSET_MAX];
 };
 
@@ -78,7 +89,12 @@ static u64 pmc_snap_read_sys(struct pmc_obj *pm)
 	       atomic64_read(&event->child_count);
 }
 
-/* The timer: hard IRQ, on snap->cpu unless hotplug moved it. */
+/*
+ * The timer: hard IRQ (HRTIMER_MODE_REL_PINNED_HARD, on PREEMPT_RT too), on
+ * snap->cpu unless hotplug moved it. Takes snap->lock (raw) and, inside
+ * it, the log's staging lock (raw). Writes the set whole, or nothing while
+ * one of its PMCs on this CPU is stopped or not yet started (@n < @size).
+ */
 static enum hrtimer_restart pmc_snap_fire(struct hrtimer *timer)
 {
 	struct pmc_snap *snap = container_of(timer, struct pmc_snap, timer);
@@ -90,7 +106,7 @@ static enum hrtimer_restart pmc_snap_fire(struct hrtimer *timer)
 		return HRTIMER_NORESTART;
 	tsc = ktime_get_ns();
 	raw_spin_lock(&snap->lock);
-	for (i = 0; i < snap->n; i++)
+	for (i = 0; snap->n == snap->size && i < snap->n; i++)
 		pmc_log_snapshot(snap->po, snap->pms[i], snap->cpu, 0,
 				 pmc_snap_read_sys(snap->pms[i]), tsc);
 	raw_spin_unlock(&snap->lock);
@@ -107,7 +123,10 @@ static void pmc_snap_arm(void *info)
 		      HRTIMER_MODE_REL_PINNED_HARD);
 }
 
-/* The timer of @pm's set on its CPU, if another member runs. */
+/*
+ * The timer of @pm's set on its CPU, if another member runs. Owner's lock
+ * held; process context.
+ */
 static struct pmc_snap *pmc_snap_find(struct pmc_obj *pm)
 {
 	struct pmc_obj *p;
@@ -119,6 +138,57 @@ static struct pmc_snap *pmc_snap_find(struct pmc_obj *pm)
 		    p->cpu == pm->cpu)
 			return p->snap;
 	return NULL;
+}
+
+/*
+ * The number of PMCs of @snap's set on its CPU: the owner's system
+ * SNAPSHOT PMCs of its group and CPU not released (a PMC of group 0 is a
+ * set alone). Owner's lock held; process context.
+ */
+static unsigned int pmc_snap_set_size(const struct pmc_snap *snap)
+{
+	struct pmc_obj *p;
+	unsigned int size = 0;
+
+	if (!snap->group)
+		return 1;
+	list_for_each_entry(p, &snap->po->pmcs, owner_link)
+		if (PMC_IS_SYSTEM_MODE(p->mode) &&
+		    (p->flags & PMC_F_SNAPSHOT) && p->group == snap->group &&
+		    p->cpu == snap->cpu && p->state != PMC_STATE_DELETED)
+			size++;
+	return size;
+}
+
+/*
+ * Count the PMCs of @snap's set again, after one was allocated, started,
+ * stopped or released. Owner's lock held; process context (takes
+ * snap->lock with IRQs off).
+ */
+static void pmc_snap_resize(struct pmc_snap *snap)
+{
+	unsigned int size = pmc_snap_set_size(snap);
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&snap->lock, flags);
+	snap->size = size;
+	raw_spin_unlock_irqrestore(&snap->lock, flags);
+}
+
+/*
+ * A system SNAPSHOT PMC of a set joined it (allocated) or left it
+ * (released, off the owner's list): the set's timer on its CPU, if one
+ * runs, counts the set's PMCs again. Owner's lock held; process context.
+ */
+void pmc_snap_set_changed(struct pmc_obj *pm)
+{
+	struct pmc_snap *snap;
+
+	if (!(pm->flags & PMC_F_SNAPSHOT) || !PMC_IS_SYSTEM_MODE(pm->mode))
+		return;
+	snap = pm->snap ?: pmc_snap_find(pm);
+	if (snap)
+		pmc_snap_resize(snap);
 }
 
 /*
@@ -206,6 +276,7 @@ int pmc_snap_start(struct pmc_obj *pm)
 	snap->cpu = pm->cpu;
 	snap->period = (u64)pm->snapshot_us * NSEC_PER_USEC;
 	snap->pms[snap->n++] = pm;
+	snap->size = pmc_snap_set_size(snap);
 	pm->snap = snap;
 	cpus_read_lock();
 	ret = smp_call_function_single(pm->cpu, pmc_snap_arm, snap, 1);
