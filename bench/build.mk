@@ -31,13 +31,14 @@ BENCH_PROGS := $(patsubst $(TOP)/bench/%.c,$(BENCH_BIN)/bench-%,$(BENCH_SRCS))
 BENCH_LDLIBS_snapshot := -I$(TOP)/libcpc $(BUILD)/libcpc/libcpc.a -lpfm -lpthread
 BENCH_DEPS_snapshot := $(BUILD)/libcpc/libcpc.a
 BENCH_LDLIBS_scale := -lpthread
+BENCH_LDLIBS_spin := -lpthread
 BENCH_LDLIBS_plot := -lm
 # The whole run: a loaded host makes TCG slower still.
 BENCH_TIMEOUT ?= 5400
 BENCH_SMOKE_TIMEOUT ?= 600
 QUICK ?= 0
 
-.PHONY: bench bench-progs bench-smoke bench-compare
+.PHONY: bench bench-progs bench-smoke bench-compare bench-smp
 ALL_TARGETS += bench-progs
 CHECK_STEPS += bench-smoke
 CLEAN_FILES += $(BENCH_OUT)
@@ -69,6 +70,28 @@ bench: module libcpc bench-progs
 	echo "bench: raw results, table (results.txt, .md), JSON and plot in $(BENCH_OUT)/"; \
 	if [ -s $(BENCH_OUT)/vm-result ]; then \
 		echo "bench: the VM failed: $$(cat $(BENCH_OUT)/vm-result)"; exit 1; fi; \
+	exit $$st
+
+# bench-smp: the many-CPU rows (system scope on every CPU, cpcstat cpu on
+# one ring) and the scale rows up to 10,000 threads, in a guest of
+# BENCH_SMP CPUs and BENCH_SMP_MEM of memory (10,000 threads need more than
+# 1 GiB); its own folder, so that make bench's table stays whole.
+BENCH_SMP ?= 8
+BENCH_SMP_MEM ?= 3G
+BENCH_SMP_OUT := $(BENCH_OUT)/smp
+
+bench-smp: BENCH_ONLY ?= ^(smp|scale)$$
+bench-smp: module libcpc tools bench-progs
+	@$(call bench_vm,$(BENCH_SMP_OUT),$(QUICK),$(BENCH_TIMEOUT),\
+		--smp $(BENCH_SMP) --mem $(BENCH_SMP_MEM) \
+		$(if $(filter 1,$(QUICK)),,--env BENCH_THREADS='1 10 100 1000 10000')); st=$$?; \
+	$(BENCH_BIN)/bench-report $(BENCH_SMP_OUT)/raw.txt \
+		--json $(BENCH_SMP_OUT)/results.json | tee $(BENCH_SMP_OUT)/results.txt; \
+	$(BENCH_BIN)/bench-report $(BENCH_SMP_OUT)/raw.txt --markdown > $(BENCH_SMP_OUT)/results.md; \
+	$(BENCH_BIN)/bench-plot $(BENCH_SMP_OUT)/raw.txt > $(BENCH_SMP_OUT)/perf-scale.svg; \
+	echo "bench-smp: raw results, table, JSON and plot in $(BENCH_SMP_OUT)/"; \
+	if [ -s $(BENCH_SMP_OUT)/vm-result ]; then \
+		echo "bench-smp: the VM failed: $$(cat $(BENCH_SMP_OUT)/vm-result)"; exit 1; fi; \
 	exit $$st
 
 # The smoke test keeps its files apart from the last real run's.
