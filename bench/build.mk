@@ -63,16 +63,22 @@ define bench_vm
 		-- bench/run-all > $(1)/raw.txt
 endef
 
+# bench_tables OUT-DIR NAME: after bench_vm (its status in $$st), the
+# table (text, markdown, JSON) and the scale plot of OUT-DIR/raw.txt.
+define bench_tables
+	$(BENCH_BIN)/bench-report $(1)/raw.txt \
+		--json $(1)/results.json | tee $(1)/results.txt; \
+	$(BENCH_BIN)/bench-report $(1)/raw.txt --markdown > $(1)/results.md; \
+	$(BENCH_BIN)/bench-plot $(1)/raw.txt > $(1)/perf-scale.svg; \
+	echo "$(2): raw results, table (results.txt, .md), JSON and plot in $(1)/"; \
+	if [ -s $(1)/vm-result ]; then \
+		echo "$(2): the VM failed: $$(cat $(1)/vm-result)"; exit 1; fi; \
+	exit $$st
+endef
+
 bench: module libcpc bench-progs
 	@$(call bench_vm,$(BENCH_OUT),$(QUICK),$(BENCH_TIMEOUT)); st=$$?; \
-	$(BENCH_BIN)/bench-report $(BENCH_OUT)/raw.txt \
-		--json $(BENCH_OUT)/results.json | tee $(BENCH_OUT)/results.txt; \
-	$(BENCH_BIN)/bench-report $(BENCH_OUT)/raw.txt --markdown > $(BENCH_OUT)/results.md; \
-	$(BENCH_BIN)/bench-plot $(BENCH_OUT)/raw.txt > $(BENCH_OUT)/perf-scale.svg; \
-	echo "bench: raw results, table (results.txt, .md), JSON and plot in $(BENCH_OUT)/"; \
-	if [ -s $(BENCH_OUT)/vm-result ]; then \
-		echo "bench: the VM failed: $$(cat $(BENCH_OUT)/vm-result)"; exit 1; fi; \
-	exit $$st
+	$(call bench_tables,$(BENCH_OUT),bench)
 
 # bench-smp: the many-CPU rows (system scope on every CPU, cpcstat cpu on
 # one ring) and the scale rows up to 10,000 threads, in a guest of
@@ -87,14 +93,7 @@ bench-smp: module libcpc tools bench-progs
 	@$(call bench_vm,$(BENCH_SMP_OUT),$(QUICK),$(BENCH_TIMEOUT),\
 		--smp $(BENCH_SMP) --mem $(BENCH_SMP_MEM) \
 		$(if $(filter 1,$(QUICK)),,--env BENCH_THREADS='1 10 100 1000 10000')); st=$$?; \
-	$(BENCH_BIN)/bench-report $(BENCH_SMP_OUT)/raw.txt \
-		--json $(BENCH_SMP_OUT)/results.json | tee $(BENCH_SMP_OUT)/results.txt; \
-	$(BENCH_BIN)/bench-report $(BENCH_SMP_OUT)/raw.txt --markdown > $(BENCH_SMP_OUT)/results.md; \
-	$(BENCH_BIN)/bench-plot $(BENCH_SMP_OUT)/raw.txt > $(BENCH_SMP_OUT)/perf-scale.svg; \
-	echo "bench-smp: raw results, table, JSON and plot in $(BENCH_SMP_OUT)/"; \
-	if [ -s $(BENCH_SMP_OUT)/vm-result ]; then \
-		echo "bench-smp: the VM failed: $$(cat $(BENCH_SMP_OUT)/vm-result)"; exit 1; fi; \
-	exit $$st
+	$(call bench_tables,$(BENCH_SMP_OUT),bench-smp)
 
 # The smoke test keeps its files apart from the last real run's.
 bench-smoke: module libcpc tools bench-progs
