@@ -31,13 +31,16 @@ BENCH_PROGS := $(patsubst $(TOP)/bench/%.c,$(BENCH_BIN)/bench-%,$(BENCH_SRCS))
 BENCH_LDLIBS_snapshot := -I$(TOP)/libcpc $(BUILD)/libcpc/libcpc.a -lpfm -lpthread
 BENCH_DEPS_snapshot := $(BUILD)/libcpc/libcpc.a
 BENCH_LDLIBS_scale := -lpthread
+BENCH_LDLIBS_spin := -lpthread
 BENCH_LDLIBS_plot := -lm
 # The whole run: a loaded host makes TCG slower still.
 BENCH_TIMEOUT ?= 5400
 BENCH_SMOKE_TIMEOUT ?= 600
+# Enough CPUs for benchmark 6 (many CPUs) to run in the smoke test too.
+BENCH_SMOKE_SMP ?= 4
 QUICK ?= 0
 
-.PHONY: bench bench-progs bench-smoke bench-compare
+.PHONY: bench bench-progs bench-smoke bench-compare bench-smp
 ALL_TARGETS += bench-progs
 CHECK_STEPS += bench-smoke
 CLEAN_FILES += $(BENCH_OUT)
@@ -60,22 +63,43 @@ define bench_vm
 		-- bench/run-all > $(1)/raw.txt
 endef
 
+# bench_tables OUT-DIR NAME: after bench_vm (its status in $$st), the
+# table (text, markdown, JSON) and the scale plot of OUT-DIR/raw.txt.
+define bench_tables
+	$(BENCH_BIN)/bench-report $(1)/raw.txt \
+		--json $(1)/results.json | tee $(1)/results.txt; \
+	$(BENCH_BIN)/bench-report $(1)/raw.txt --markdown > $(1)/results.md; \
+	$(BENCH_BIN)/bench-plot $(1)/raw.txt > $(1)/perf-scale.svg; \
+	echo "$(2): raw results, table (results.txt, .md), JSON and plot in $(1)/"; \
+	if [ -s $(1)/vm-result ]; then \
+		echo "$(2): the VM failed: $$(cat $(1)/vm-result)"; exit 1; fi; \
+	exit $$st
+endef
+
 bench: module libcpc bench-progs
 	@$(call bench_vm,$(BENCH_OUT),$(QUICK),$(BENCH_TIMEOUT)); st=$$?; \
-	$(BENCH_BIN)/bench-report $(BENCH_OUT)/raw.txt \
-		--json $(BENCH_OUT)/results.json | tee $(BENCH_OUT)/results.txt; \
-	$(BENCH_BIN)/bench-report $(BENCH_OUT)/raw.txt --markdown > $(BENCH_OUT)/results.md; \
-	$(BENCH_BIN)/bench-plot $(BENCH_OUT)/raw.txt > $(BENCH_OUT)/perf-scale.svg; \
-	echo "bench: raw results, table (results.txt, .md), JSON and plot in $(BENCH_OUT)/"; \
-	if [ -s $(BENCH_OUT)/vm-result ]; then \
-		echo "bench: the VM failed: $$(cat $(BENCH_OUT)/vm-result)"; exit 1; fi; \
-	exit $$st
+	$(call bench_tables,$(BENCH_OUT),bench)
+
+# bench-smp: the many-CPU rows (system scope on every CPU, cpcstat cpu on
+# one ring) and the scale rows up to 10,000 threads, in a guest of
+# BENCH_SMP CPUs and BENCH_SMP_MEM of memory (10,000 threads need more than
+# 1 GiB); its own folder, so that make bench's table stays whole.
+BENCH_SMP ?= 8
+BENCH_SMP_MEM ?= 3G
+BENCH_SMP_OUT := $(BENCH_OUT)/smp
+
+bench-smp: BENCH_ONLY ?= ^(smp|scale)$$
+bench-smp: module libcpc tools bench-progs
+	@$(call bench_vm,$(BENCH_SMP_OUT),$(QUICK),$(BENCH_TIMEOUT),\
+		--smp $(BENCH_SMP) --mem $(BENCH_SMP_MEM) \
+		$(if $(filter 1,$(QUICK)),,--env BENCH_THREADS='1 10 100 1000 10000')); st=$$?; \
+	$(call bench_tables,$(BENCH_SMP_OUT),bench-smp)
 
 # The smoke test keeps its files apart from the last real run's.
-bench-smoke: module libcpc bench-progs
+bench-smoke: module libcpc tools bench-progs
 	@mkdir -p $(BUILD)/check
 	@d=$(BENCH_OUT)/smoke; tap=$(BUILD)/check/bench-smoke.tap; \
-	$(call bench_vm,$$d,1,$(BENCH_SMOKE_TIMEOUT)); \
+	$(call bench_vm,$$d,1,$(BENCH_SMOKE_TIMEOUT),--smp $(BENCH_SMOKE_SMP)); \
 	$(BENCH_BIN)/bench-report $$d/raw.txt --tap $$tap > $$d/results.txt; \
 	n=$$(grep -c '^\(not \)\?ok ' $$tap); \
 	if [ -s $$d/vm-result ]; then \

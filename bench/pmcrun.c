@@ -5,9 +5,13 @@
  * command is forked, waits until the PMC is attached to it and started,
  * then execs. Used by benchmarks 3 (sampling into a log file) and 4
  * (counting a ping-pong with DESCENDANTS, with or without PROCCSW records).
+ * With -a, system-wide instead, as pmcstat -s/-S (perf stat -a, perf record
+ * -a): one system-scope PMC on each online CPU, started before the command
+ * runs (benchmark 6).
  *
- *   bench-pmcrun [-e EVENT] [-m tc|ts] [-c COUNT] [-g] [-d] [-P] [-o LOG]
- *                -- CMD [ARGS...]
+ *   bench-pmcrun [-a] [-e EVENT] [-m tc|ts] [-c COUNT] [-g] [-d] [-P]
+ *                [-o LOG] -- CMD [ARGS...]
+ *	-a  system scope, every CPU (modes sc and ss)
  *	-e  software event (default task-clock)
  *	-m  counting (tc, default) or sampling (ts) mode
  *	-c  sampling period / initial count
@@ -16,8 +20,8 @@
  *
  * The command's stdout and stderr are ours. At the end one line on stderr:
  * "pmcrun: value=N intr_processed=N bufferfull=N bufreq_failed=N
- * ring_dropped=N" (the PMC's value, and the driver statistics' change over
- * the run). Exits with the command's status.
+ * ring_dropped=N" (the PMC's value, the sum of the CPUs' with -a, and the
+ * driver statistics' change over the run). Exits with the command's status.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -31,12 +35,16 @@
 #include "lib/counters.h"
 #include "lib/timing.h"
 
+/* The CPUs a -a run counts on (one PMC each). */
+#define PMCRUN_MAX_CPUS 256
+
 struct pmcrun_opts {
 	uint64_t config;
 	uint32_t mode;
 	uint32_t flags;
 	uint64_t count;
 	const char *log;
+	int system;
 };
 
 static void parse(int argc, char **argv, struct pmcrun_opts *o)
@@ -45,8 +53,11 @@ static void parse(int argc, char **argv, struct pmcrun_opts *o)
 
 	o->config = bench_soft_event("task-clock");
 	o->mode = PMC_MODE_TC;
-	while ((c = getopt(argc, argv, "+e:m:c:gdPo:")) != -1) {
+	while ((c = getopt(argc, argv, "+ae:m:c:gdPo:")) != -1) {
 		switch (c) {
+		case 'a':
+			o->system = 1;
+			break;
 		case 'e':
 			o->config = bench_soft_event(optarg);
 			break;
@@ -79,6 +90,10 @@ static void parse(int argc, char **argv, struct pmcrun_opts *o)
 	}
 	if (optind >= argc)
 		bench_die(0, "no command (usage: bench-pmcrun [options] -- CMD...)");
+	if (o->system && (o->flags & (PMC_F_DESCENDANTS | PMC_F_LOG_PROCCSW)))
+		bench_die(0, "-a counts CPUs: -d and -P are for a process");
+	if (o->system)
+		o->mode = o->mode == PMC_MODE_TS ? PMC_MODE_SS : PMC_MODE_SC;
 }
 
 /* Fork @argv; the child execs it after reading one byte from *@go_w's pipe. */
@@ -112,8 +127,9 @@ int main(int argc, char **argv)
 	struct pmc_op_getdriverstats s0, s1;
 	struct pmcrun_opts o = { 0 };
 	int fd, logfd = -1, go, status;
-	uint64_t value = 0;
-	uint32_t id;
+	uint32_t ids[PMCRUN_MAX_CPUS];
+	uint64_t value = 0, v;
+	long ncpu = 1, i;
 	pid_t pid;
 
 	bench_init(argv[0]);
@@ -125,26 +141,45 @@ int main(int argc, char **argv)
 			bench_die(errno, "open %s", o.log);
 		bench_pmc_configurelog(fd, logfd);
 	}
-	id = bench_pmc_alloc(fd, o.mode, o.config, o.flags, o.count);
+	if (o.system) {
+		ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+		if (ncpu < 1 || ncpu > PMCRUN_MAX_CPUS)
+			bench_die(0, "%ld CPUs online: -a takes 1 to %d", ncpu,
+				  PMCRUN_MAX_CPUS);
+		for (i = 0; i < ncpu; i++)
+			ids[i] = bench_pmc_alloc_cpu(fd, o.mode, o.config,
+						     o.flags, o.count,
+						     (uint32_t)i);
+	} else {
+		ids[0] = bench_pmc_alloc(fd, o.mode, o.config, o.flags,
+					 o.count);
+	}
 	pid = spawn_waiting(argv + optind, &go);
 	bench_pmc_stats(fd, &s0);
-	bench_pmc_attach(fd, id, pid);
-	bench_pmc_start(fd, id);
+	if (!o.system)
+		bench_pmc_attach(fd, ids[0], pid);
+	for (i = 0; i < ncpu; i++)
+		bench_pmc_start(fd, ids[i]);
 	if (write(go, "g", 1) != 1)
 		bench_die(errno, "starting the command");
 	close(go);
 	if (waitpid(pid, &status, 0) < 0)
 		bench_die(errno, "waitpid");
-	bench_pmc_stop(fd, id);
-	if (o.mode == PMC_MODE_TC && bench_pmc_read(fd, id, &value) < 0)
-		bench_die(errno, "PMCRW");
+	for (i = 0; i < ncpu; i++)
+		bench_pmc_stop(fd, ids[i]);
+	for (i = 0; i < ncpu && !PMC_IS_SAMPLING_MODE(o.mode); i++) {
+		if (bench_pmc_read(fd, ids[i], &v) < 0)
+			bench_die(errno, "PMCRW");
+		value += v;
+	}
 	bench_pmc_stats(fd, &s1);
 	if (o.log) {
 		/* CLOSELOG writes what is buffered, then CLOSELOG, then stops. */
 		bench_pmc_closelog(fd);
 		close(logfd);
 	}
-	bench_pmc_release(fd, id);
+	for (i = 0; i < ncpu; i++)
+		bench_pmc_release(fd, ids[i]);
 	close(fd);
 	fprintf(stderr,
 		"pmcrun: value=%llu intr_processed=%llu bufferfull=%llu bufreq_failed=%llu ring_dropped=%llu\n",

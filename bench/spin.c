@@ -18,8 +18,16 @@
  *                             "elapsed_ns=N cpu_ns=N steady_ns=N"
  *   bench-spin --calibrate MS prints "units=N": the units that take about
  *                             MS milliseconds here
+ *   bench-spin --threads N UNITS [GOFD]
+ *                             the same work in N threads at once, thread i
+ *                             on CPU i (modulo the CPUs): a machine-wide
+ *                             load for the system-scope rows; steady_ns is
+ *                             the mean of the threads' own, cpu_ns the
+ *                             process's
  */
 #include <errno.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -108,10 +116,60 @@ static void calibrate(unsigned long ms)
 	printf("units=%lu\n", units ? units : 1);
 }
 
+#define SPIN_MAX_THREADS 256
+
+struct spin_thread {
+	pthread_t tid;
+	unsigned int cpu;
+	unsigned long units;
+	uint64_t x;
+	double steady;
+};
+
+static void *spin_thread_main(void *arg)
+{
+	struct spin_thread *t = arg;
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(t->cpu, &set);
+	/* Best effort: an unpinned thread still loads the machine. */
+	(void)sched_setaffinity(0, sizeof(set), &set);
+	t->x = t->cpu + 1;
+	t->steady = spin_batches(t->units, &t->x);
+	return NULL;
+}
+
+/* @n threads of @units each; the mean of their steady times. */
+static double spin_threads(unsigned long n, unsigned long units, uint64_t *x)
+{
+	static struct spin_thread th[SPIN_MAX_THREADS];
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	double sum = 0;
+	unsigned long i;
+	int err;
+
+	if (ncpu < 1)
+		ncpu = 1;
+	for (i = 0; i < n; i++) {
+		th[i].cpu = (unsigned int)(i % (unsigned long)ncpu);
+		th[i].units = units;
+		err = pthread_create(&th[i].tid, NULL, spin_thread_main, &th[i]);
+		if (err)
+			bench_die(err, "pthread_create (thread %lu of %lu)", i, n);
+	}
+	for (i = 0; i < n; i++) {
+		pthread_join(th[i].tid, NULL);
+		sum += th[i].steady;
+		*x ^= th[i].x;
+	}
+	return sum / (double)n;
+}
+
 int main(int argc, char **argv)
 {
 	uint64_t t0, c0, t1, c1, x = 1;
-	unsigned long units;
+	unsigned long units, nthreads = 0;
 	double steady;
 	char go;
 
@@ -120,8 +178,16 @@ int main(int argc, char **argv)
 		calibrate(bench_count_arg(argv[2], "MS"));
 		return 0;
 	}
+	if (argc >= 3 && !strcmp(argv[1], "--threads")) {
+		nthreads = bench_count_arg(argv[2], "N");
+		if (!nthreads || nthreads > SPIN_MAX_THREADS)
+			bench_die(0, "--threads takes 1 to %d, not %lu",
+				  SPIN_MAX_THREADS, nthreads);
+		argc -= 2;
+		argv += 2;
+	}
 	if (argc != 2 && argc != 3)
-		bench_die(0, "usage: bench-spin UNITS [GOFD] | --calibrate MS");
+		bench_die(0, "usage: bench-spin [--threads N] UNITS [GOFD] | --calibrate MS");
 	units = bench_count_arg(argv[1], "UNITS");
 	if (argc == 3) {
 		int fd = (int)bench_count_arg(argv[2], "GOFD");
@@ -132,7 +198,8 @@ int main(int argc, char **argv)
 	}
 	t0 = bench_now_ns();
 	c0 = bench_cpu_ns();
-	steady = spin_batches(units, &x);
+	steady = nthreads ? spin_threads(nthreads, units, &x) :
+			    spin_batches(units, &x);
 	t1 = bench_now_ns();
 	c1 = bench_cpu_ns();
 	printf("elapsed_ns=%llu cpu_ns=%llu steady_ns=%.0f check=%llu\n",

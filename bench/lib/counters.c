@@ -56,13 +56,19 @@ static void bench_pmc_ioctl(int fd, unsigned long req, void *arg, const char *wh
 uint32_t bench_pmc_alloc(int fd, uint32_t mode, uint64_t config, uint32_t flags,
 			 uint64_t count)
 {
+	return bench_pmc_alloc_cpu(fd, mode, config, flags, count, PMC_CPU_ANY);
+}
+
+uint32_t bench_pmc_alloc_cpu(int fd, uint32_t mode, uint64_t config,
+			     uint32_t flags, uint64_t count, uint32_t cpu)
+{
 	struct pmc_op_pmcallocate pa;
 
 	memset(&pa, 0, sizeof(pa));
 	pa.pm_caps = PMC_CAP_USER | PMC_CAP_SYSTEM;
 	if (PMC_IS_SAMPLING_MODE(mode))
 		pa.pm_caps |= PMC_CAP_INTERRUPT;
-	pa.pm_cpu = PMC_CPU_ANY;
+	pa.pm_cpu = cpu;
 	pa.pm_class = PMC_CLASS_SOFT;
 	pa.pm_ev = PMC_EV_SOFT_FIRST + (uint32_t)config;
 	pa.pm_flags = flags;

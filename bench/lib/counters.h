@@ -29,6 +29,9 @@ int bench_pmc_open(void);
  */
 uint32_t bench_pmc_alloc(int fd, uint32_t mode, uint64_t config, uint32_t flags,
 			 uint64_t count);
+/* The same in system scope on CPU @cpu (@mode PMC_MODE_SC or SS). */
+uint32_t bench_pmc_alloc_cpu(int fd, uint32_t mode, uint64_t config,
+			     uint32_t flags, uint64_t count, uint32_t cpu);
 void bench_pmc_attach(int fd, uint32_t id, pid_t pid);
 void bench_pmc_start(int fd, uint32_t id);
 void bench_pmc_stop(int fd, uint32_t id);

@@ -22,8 +22,24 @@
 #include <linux/timekeeping.h>
 #include <linux/uaccess.h>
 
-/* How long records may wait in the staging buffers before publication. */
-#define PMC_LOG_PUBLISH_DELAY	msecs_to_jiffies(10)
+/*
+ * How long records may wait in the staging buffers before publication: a
+ * mapped ring's readers (libcpc's snapshots, cpcstat cpu) expect a record
+ * within about 10 ms of its time stamp; a log that only goes to a file is
+ * read after the fact, and each pass wakes a worker and the file's writer
+ * (sampling overhead: docs/performance.md), so it waits ten times longer.
+ * A buffer that fills is published at once either way, and a flush or the
+ * owner's exit publishes everything.
+ */
+#define PMC_LOG_PUBLISH_DELAY_RING	msecs_to_jiffies(10)
+#define PMC_LOG_PUBLISH_DELAY_FILE	msecs_to_jiffies(100)
+
+/* Any context: the sinks are read once, without the lock. */
+static unsigned long pmc_log_publish_delay(const struct pmc_log_state *log)
+{
+	return READ_ONCE(log->sinks) & PMC_LOG_SINK_RING ?
+		PMC_LOG_PUBLISH_DELAY_RING : PMC_LOG_PUBLISH_DELAY_FILE;
+}
 
 struct workqueue_struct *pmc_log_wq;
 
@@ -183,7 +199,7 @@ static void pmc_log_publish_pass(struct pmc_log_state *log, bool all)
 		pmc_log_merge(log, &n, U64_MAX);
 	if (n && !log->dead)
 		queue_delayed_work(pmc_log_wq, &log->pub_work,
-				   PMC_LOG_PUBLISH_DELAY);
+				   pmc_log_publish_delay(log));
 }
 
 /*
@@ -271,7 +287,7 @@ static void pmc_log_kick_fn(struct irq_work *work)
 		mod_delayed_work(pmc_log_wq, &log->pub_work, 0);
 	else
 		queue_delayed_work(pmc_log_wq, &log->pub_work,
-				   PMC_LOG_PUBLISH_DELAY);
+				   pmc_log_publish_delay(log));
 }
 
 void pmc_log_initialize(struct pmc_log_state *log)
