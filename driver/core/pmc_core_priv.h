@@ -68,8 +68,15 @@ struct pmc_target {
  *		written only by the sched_switch probe of @task
  * @last_snap:	CLOCK_MONOTONIC ns of the thread's last SNAPSHOT record;
  *		written only by the sched_switch probe of @task
+ * @inh_off:	inherited counter (pm->inherit), running: what its value
+ *		adds to the counter's (target.c, pmc_thr_value())
+ * @inh_frozen:	inherited counter, stopped: its value
+ * @inh_on:	inherited counter: the PMC runs (@inh_off applies)
+ * @inh_ended:	inherited counter whose thread ended (exit, setuid exec,
+ *		detach): out of the hash, on pm->inh_ended until release
  * @hnode:	in pmc_thr_hash, keyed by @task, under pmc_hash_lock (RCU)
- * @tgt_link:	in tgt->threads, under the owner's lock
+ * @tgt_link:	in tgt->threads (pm->inh_ended once ended), under the
+ *		owner's lock
  * @dead:	counter folded and released; under the owner's lock
  * @exec_detach: the exec work detaches the target (else renews the
  *		counter); written by the exec probe before it queues the work

@@ -3,7 +3,10 @@
  * target.c - what virtual (process-mode) PMCs count: their targets
  * (processes, or threads with PMC_ATTACH_F_THREAD), one non-inherited
  * kernel counter per counted thread, attach and detach, and the scheduler
- * work that keeps targets right across fork, exec and exit.
+ * work that keeps targets right across fork, exec and exit. A counting
+ * DESCENDANTS PMC that needs no per-process count (pmc_may_inherit())
+ * has inherited counters instead: perf's children count the descendants
+ * (pm->inherit, pmc_thr_value(), pmc_thr_end_inherited()).
  *
  * A PMC's value is pm->accum (written value, counts of exited and detached
  * threads) plus the live per-thread counters; a target's value (PROCEXIT)
