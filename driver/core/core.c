@@ -349,6 +349,7 @@ static struct pmc_obj *pmc_obj_new(const struct pmc_op_pmcallocate *pa,
 	pm->count = pa->pm_count;
 	refcount_set(&pm->refs, 1);	/* the owner's list */
 	INIT_LIST_HEAD(&pm->targets);
+	INIT_LIST_HEAD(&pm->inh_ended);
 	INIT_LIST_HEAD(&pm->row_link);
 
 	ret = pmc_event_attr(pm, pa, cd, fixed_row);
@@ -569,7 +570,7 @@ long pmc_op_pmcstart(struct pmc_file *pf, void __user *arg)
 		if ((pm->flags & (PMC_F_LOG_PROCCSW | PMC_F_LOG_PROCEXIT)) &&
 		    !pmc_log_configured(po))
 			ret = -PMC_EDOOFUS;
-		else if (list_empty(&pm->targets))
+		else if (!pmc_virtual_attached(pm))
 			/* hwpmc: never attached -> the owner; all gone -> ESRCH */
 			ret = pm->attach_done ? -ESRCH : pmc_attach_self(pm);
 		/*

@@ -149,6 +149,32 @@ u64 pmc_event_ovf_period(const struct pmc_obj *pm, u64 value)
 }
 
 /*
+ * The overflow handler of inherited counters, never called (they count:
+ * no sample period): it marks them, and the children perf makes of them,
+ * as @pm's, the handler's context (inherit_event() copies both,
+ * reference/linux.md 1.7).
+ */
+static void pmc_inherit_mark(struct perf_event *event,
+			     struct perf_sample_data *data,
+			     struct pt_regs *regs)
+{
+}
+
+/*
+ * The PMC counting with @event if it is an inherited counter of pmc or a
+ * child of one, else NULL. Under rcu_read_lock() (the PMC is freed after
+ * a grace period, once its counters are released).
+ */
+struct pmc_obj *pmc_event_inherit_pmc(struct perf_event *event)
+{
+	struct perf_event *root = READ_ONCE(event->parent) ?: event;
+
+	if (READ_ONCE(root->overflow_handler) != pmc_inherit_mark)
+		return NULL;
+	return root->overflow_handler_context;
+}
+
+/*
  * A kernel counter for @pm: on @cpu (system mode) or following @task
  * (@cpu == -1). Sampling and OVF_SIGNAL counters get the overflow handler
  * with @pm as its context. Returns the counter or an ERR_PTR of perf's
@@ -162,11 +188,15 @@ struct perf_event *pmc_event_create(struct pmc_obj *pm, int cpu,
 	struct perf_event *event;
 
 	attr.disabled = !enabled;
+	/* Inherited by the task's new threads and processes (target.c). */
+	attr.inherit = task && pm->inherit;
 	/* The thread may read it (the self-read page's RDPMC entries). */
 	if (task && pmc_class_is_hw(pm->pmc_class))
 		pmc_arch_user_read(&attr);
 	if (attr.sample_period)
 		handler = pmc_sample_overflow;
+	else if (attr.inherit)
+		handler = pmc_inherit_mark;
 	event = perf_event_create_kernel_counter(&attr, cpu, task, handler, pm);
 	if (IS_ERR(event))
 		return ERR_PTR(pmc_event_errno(PTR_ERR(event)));

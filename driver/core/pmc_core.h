@@ -120,6 +120,8 @@ struct pmc_obj {
 	struct list_head row_link;	/* rows.c: process PMCs of a row */
 	bool attach_done;		/* attached at least once */
 	bool msr_taken;			/* PMCGETMSR handed out the index */
+	bool inherit;			/* target.c: counters perf inherits */
+	struct list_head inh_ended;	/* target.c: their threads ended */
 	u32 snapshot_us;		/* PMC_F_SNAPSHOT period */
 	/*
 	 * snapshot.c: @snap, the timer of its set on its CPU (system scope,

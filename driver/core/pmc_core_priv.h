@@ -68,8 +68,15 @@ struct pmc_target {
  *		written only by the sched_switch probe of @task
  * @last_snap:	CLOCK_MONOTONIC ns of the thread's last SNAPSHOT record;
  *		written only by the sched_switch probe of @task
+ * @inh_off:	inherited counter (pm->inherit), running: what its value
+ *		adds to the counter's (target.c, pmc_thr_value())
+ * @inh_frozen:	inherited counter, stopped: its value
+ * @inh_on:	inherited counter: the PMC runs (@inh_off applies)
+ * @inh_ended:	inherited counter whose thread ended (exit, setuid exec,
+ *		detach): out of the hash, on pm->inh_ended until release
  * @hnode:	in pmc_thr_hash, keyed by @task, under pmc_hash_lock (RCU)
- * @tgt_link:	in tgt->threads, under the owner's lock
+ * @tgt_link:	in tgt->threads (pm->inh_ended once ended), under the
+ *		owner's lock
  * @dead:	counter folded and released; under the owner's lock
  * @exec_detach: the exec work detaches the target (else renews the
  *		counter); written by the exec probe before it queues the work
@@ -84,6 +91,10 @@ struct pmc_thr {
 	struct perf_event *event;
 	u64 last_csw;
 	u64 last_snap;
+	u64 inh_off;
+	u64 inh_frozen;
+	bool inh_on;
+	bool inh_ended;
 	struct hlist_node hnode;
 	struct list_head tgt_link;
 	bool dead;
@@ -156,6 +167,8 @@ int pmc_attach(struct pmc_obj *pm, pid_t pid, u32 flags);
 int pmc_attach_self(struct pmc_obj *pm);
 int pmc_detach(struct pmc_obj *pm, pid_t pid, u32 flags);
 void pmc_detach_all(struct pmc_obj *pm);
+bool pmc_virtual_attached(struct pmc_obj *pm);
+struct pmc_obj *pmc_event_inherit_pmc(struct perf_event *event);
 void pmc_virtual_enable(struct pmc_obj *pm, bool enable);
 u64 pmc_virtual_read(struct pmc_obj *pm);
 int pmc_virtual_set_period(struct pmc_obj *pm, u64 period);

@@ -3,7 +3,10 @@
  * target.c - what virtual (process-mode) PMCs count: their targets
  * (processes, or threads with PMC_ATTACH_F_THREAD), one non-inherited
  * kernel counter per counted thread, attach and detach, and the scheduler
- * work that keeps targets right across fork, exec and exit.
+ * work that keeps targets right across fork, exec and exit. A counting
+ * DESCENDANTS PMC that needs no per-process count (pmc_may_inherit())
+ * has inherited counters instead: perf's children count the descendants
+ * (pm->inherit, pmc_thr_value(), pmc_thr_end_inherited()).
  *
  * A PMC's value is pm->accum (written value, counts of exited and detached
  * threads) plus the live per-thread counters; a target's value (PROCEXIT)
@@ -33,6 +36,8 @@
 #include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/task_work.h>
+
+#include "compat/perf_ctx.h"
 
 /*
  * The targets by task (pmc_thr_hash, struct pmc_thr) and by tgid
@@ -184,6 +189,23 @@ static struct pmc_target *pmc_target_find(struct pmc_obj *pm, struct pid *pid,
 }
 
 /*
+ * What @thr's counter @event adds to its PMC's value. An inherited
+ * counter (pm->inherit) is never disabled: perf's children copy the state
+ * of the counter at fork and perf_event_disable() does not reach them, so
+ * PMCSTOP and PMCSTART move the value by arithmetic instead
+ * (pmc_virtual_enable()): running, the counter's value plus @inh_off;
+ * stopped, @inh_frozen. Owner's lock held.
+ */
+static u64 pmc_thr_value(struct pmc_thr *thr, struct perf_event *event)
+{
+	u64 value = pmc_event_read(event);
+
+	if (!thr->tgt->pm->inherit)
+		return value;
+	return thr->inh_on ? value + thr->inh_off : thr->inh_frozen;
+}
+
+/*
  * Stop counting @thr: fold its count into its PMC and target, release its
  * counter, drop it. Owner's lock held.
  */
@@ -197,7 +219,8 @@ static void pmc_thr_fold(struct pmc_thr *thr)
 		return;
 	WRITE_ONCE(thr->dead, true);
 	spin_lock(&pmc_hash_lock);
-	hlist_del_rcu(&thr->hnode);
+	if (!hlist_unhashed(&thr->hnode))
+		hlist_del_init_rcu(&thr->hnode);
 	spin_unlock(&pmc_hash_lock);
 	list_del(&thr->tgt_link);
 	/*
@@ -206,13 +229,41 @@ static void pmc_thr_fold(struct pmc_thr *thr)
 	 */
 	WRITE_ONCE(thr->event, NULL);
 	perf_event_disable(event);
-	value = pmc_event_read(event);
+	value = pmc_thr_value(thr, event);
 	pmc_event_release(event);
 	pmc_dbg(PMC_DBG_MD, PMC_DBG_RELEASE, tgt->pm->id,
 		task_pid_nr(thr->task), -1, value);
 	tgt->pm->accum += value;
 	tgt->accum += value;
 	pmc_thr_put(thr);
+}
+
+/*
+ * The thread of @thr, an inherited counter, is no longer counted by it:
+ * it exited, a setuid exec ended its counters, or its target was detached
+ * (@disable: the counter counts the thread no more, nor the children it
+ * forks from now on). The children perf made of the counter still count
+ * into it: it leaves the hash and its target for pm->inh_ended, where it
+ * is read until the PMC is released. Owner's lock held.
+ */
+static void pmc_thr_end_inherited(struct pmc_thr *thr, bool disable)
+{
+	thr->inh_ended = true;
+	if (disable)
+		perf_event_disable(thr->event);
+	spin_lock(&pmc_hash_lock);
+	hlist_del_init_rcu(&thr->hnode);
+	spin_unlock(&pmc_hash_lock);
+	list_move_tail(&thr->tgt_link, &thr->tgt->pm->inh_ended);
+}
+
+/* Stop counting @thr's thread: fold it, or end it if inherited. */
+static void pmc_thr_stop(struct pmc_thr *thr, bool disable)
+{
+	if (thr->tgt->pm->inherit)
+		pmc_thr_end_inherited(thr, disable);
+	else
+		pmc_thr_fold(thr);
 }
 
 static void pmc_thr_exit_work(struct callback_head *cb);
@@ -242,7 +293,7 @@ static int pmc_thr_attach(struct pmc_target *tgt, struct task_struct *task)
 	if (!thr)
 		return -ENOMEM;
 	event = pmc_event_create(pm, -1, task,
-				 pm->state == PMC_STATE_RUNNING);
+				 pm->inherit || pm->state == PMC_STATE_RUNNING);
 	if (IS_ERR(event)) {
 		kfree(thr);
 		/* The task is past perf_event_exit_task(): nothing to count. */
@@ -252,6 +303,7 @@ static int pmc_thr_attach(struct pmc_target *tgt, struct task_struct *task)
 	thr->tgt = tgt;
 	refcount_inc(&tgt->refs);
 	thr->event = event;
+	thr->inh_on = pm->state == PMC_STATE_RUNNING;
 	refcount_set(&thr->refs, 1);	/* tgt->threads and the hash */
 	atomic_inc(&pmc_live[PMC_LIVE_THREAD]);
 	init_task_work(&thr->exit_work, pmc_thr_exit_work);
@@ -266,7 +318,7 @@ static int pmc_thr_attach(struct pmc_target *tgt, struct task_struct *task)
 	 * its exit probe: its count is (nearly) final, fold it now.
 	 */
 	if (READ_ONCE(task->flags) & PF_EXITING)
-		pmc_thr_fold(thr);
+		pmc_thr_stop(thr, true);
 	return 0;
 }
 
@@ -290,7 +342,7 @@ static void pmc_target_detach(struct pmc_target *tgt, bool log)
 		spin_unlock(&pmc_hash_lock);
 	}
 	list_for_each_entry_safe(thr, tmp, &tgt->threads, tgt_link)
-		pmc_thr_fold(thr);
+		pmc_thr_stop(thr, true);
 	list_del(&tgt->pm_link);
 	pmc_dbg(PMC_DBG_PROCESS, PMC_DBG_UNLINKTARGET, pm->id,
 		pid_nr(tgt->pid), -1, tgt->accum);
@@ -303,9 +355,35 @@ static void pmc_target_detach(struct pmc_target *tgt, bool log)
 void pmc_detach_all(struct pmc_obj *pm)
 {
 	struct pmc_target *tgt, *tmp;
+	struct pmc_thr *thr, *ttmp;
 
 	list_for_each_entry_safe(tgt, tmp, &pm->targets, pm_link)
 		pmc_target_detach(tgt, true);
+	/* Released: their children in other processes go with them. */
+	list_for_each_entry_safe(thr, ttmp, &pm->inh_ended, tgt_link)
+		pmc_thr_fold(thr);
+}
+
+/*
+ * Does @pm count anything: a target, or an ended inherited counter whose
+ * children still count (processes forked before its thread went)? Owner's
+ * lock held.
+ */
+bool pmc_virtual_attached(struct pmc_obj *pm)
+{
+	struct pmc_thr *thr;
+	bool live = false;
+
+	if (!list_empty(&pm->targets))
+		return true;
+	list_for_each_entry(thr, &pm->inh_ended, tgt_link) {
+		mutex_lock(&thr->event->child_mutex);
+		live = !list_empty(&thr->event->child_list);
+		mutex_unlock(&thr->event->child_mutex);
+		if (live)
+			break;
+	}
+	return live;
 }
 
 /* ------------------------------------------------------------ tasks */
@@ -391,8 +469,28 @@ static int pmc_task_set_collect(struct pmc_task_set *ts,
  * -EEXIST: @pm counts it already; -EBUSY: another PMC of the same row does
  * (hwpmc: one PMC per row per target). Under rcu_read_lock().
  */
+struct pmc_inh_conflict {
+	const struct pmc_obj *pm;
+	int ret;
+};
+
+static bool pmc_inh_conflict_fn(struct perf_event *event, void *arg)
+{
+	struct pmc_inh_conflict *c = arg;
+	struct pmc_obj *other = pmc_event_inherit_pmc(event);
+
+	if (!other || READ_ONCE(event->state) < PERF_EVENT_STATE_INACTIVE)
+		return false;
+	if (other == c->pm)
+		c->ret = -EEXIST;
+	else if (other->row == c->pm->row)
+		c->ret = -EBUSY;
+	return c->ret;
+}
+
 static int pmc_task_conflict(const struct pmc_obj *pm, struct task_struct *task)
 {
+	struct pmc_inh_conflict c = { .pm = pm };
 	struct pmc_thr *thr;
 
 	pmc_for_each_thr_rcu(thr, task) {
@@ -405,7 +503,16 @@ static int pmc_task_conflict(const struct pmc_obj *pm, struct task_struct *task)
 		if (other->row == pm->row)
 			return -EBUSY;
 	}
-	return 0;
+	/* Counted as a descendant by perf's inheritance. */
+	pmc_task_events_rcu(task, pmc_inh_conflict_fn, &c);
+	return c.ret;
+}
+
+/* Is @event an enabled inherited counter of a PMC (or a child of one)? */
+static bool pmc_inh_any_fn(struct perf_event *event, void *arg)
+{
+	return pmc_event_inherit_pmc(event) &&
+	       READ_ONCE(event->state) >= PERF_EVENT_STATE_INACTIVE;
 }
 
 /* Is anything monitoring the task(s) of @pid? */
@@ -424,6 +531,8 @@ static bool pmc_pid_monitored(struct pid *pid, bool thread)
 			pmc_for_each_thr_rcu(thr, t)
 				if (thr->task == t && !READ_ONCE(thr->dead))
 					found = true;
+			if (pmc_task_events_rcu(t, pmc_inh_any_fn, NULL))
+				found = true;
 		}
 	}
 	rcu_read_unlock();
@@ -560,6 +669,22 @@ static struct task_struct *pmc_get_task(pid_t nr, bool thread)
 	return task;
 }
 
+/*
+ * May perf's inheritance count @pm's descendants (one counter per attached
+ * thread, attr.inherit, its children in the descendants' threads)? Where
+ * nothing needs a per-process count: a counting DESCENDANTS PMC outside a
+ * set, without PROCCSW, PROCEXIT, SNAPSHOT or OVF_SIGNAL. The probes find
+ * its descendants for PROCFORK and PROCEXEC records and attach checks in
+ * perf's contexts (pmc_event_inherit_pmc()).
+ */
+static bool pmc_may_inherit(struct pmc_obj *pm)
+{
+	return pm->mode == PMC_MODE_TC && (pm->flags & PMC_F_DESCENDANTS) &&
+	       !(pm->flags & (PMC_F_LOG_PROCCSW | PMC_F_LOG_PROCEXIT |
+			      PMC_F_SNAPSHOT | PMC_F_OVF_SIGNAL)) &&
+	       !pm->group;
+}
+
 /* Attach @pm to @task (a process leader, or a thread) and what @flags add. */
 static int pmc_attach_task(struct pmc_obj *pm, struct task_struct *task,
 			   u32 flags)
@@ -567,6 +692,11 @@ static int pmc_attach_task(struct pmc_obj *pm, struct task_struct *task,
 	bool priv = pmc_sec_owner_privileged();
 	int ret;
 
+	if (list_empty(&pm->targets) && list_empty(&pm->inh_ended))
+		pm->inherit = pmc_may_inherit(pm) &&
+			      !(flags & PMC_ATTACH_F_THREAD);
+	else if (pm->inherit && (flags & PMC_ATTACH_F_THREAD))
+		return -EINVAL;	/* not counted apart from its descendants */
 	if (flags & PMC_ATTACH_F_THREAD)
 		return pmc_attach_thread(pm, task,
 					 flags & PMC_ATTACH_F_INHERIT, priv);
@@ -635,7 +765,7 @@ int pmc_detach(struct pmc_obj *pm, pid_t nr, u32 flags)
 	if (tgt) {
 		pmc_target_detach(tgt, true);
 		/* hwpmc: a PMC left without targets re-attaches at start. */
-		if (list_empty(&pm->targets))
+		if (!pmc_virtual_attached(pm))
 			pm->attach_done = false;
 	} else {
 		/* hwpmc: not attached to this PMC vs not monitored at all. */
@@ -647,14 +777,33 @@ int pmc_detach(struct pmc_obj *pm, pid_t nr, u32 flags)
 
 /* ------------------------------------------------------------ counters */
 
+/*
+ * PMCSTOP and PMCSTART of an inherited counter (see pmc_thr_value()): the
+ * value it has at the stop is kept, and counting resumes from it.
+ */
+static void pmc_thr_inh_enable(struct pmc_thr *thr, bool enable)
+{
+	u64 v = pmc_event_read(thr->event);
+
+	if (enable)
+		thr->inh_off = thr->inh_frozen - v;
+	else
+		thr->inh_frozen = v + thr->inh_off;
+	thr->inh_on = enable;
+}
+
 void pmc_virtual_enable(struct pmc_obj *pm, bool enable)
 {
 	struct pmc_target *tgt;
 	struct pmc_thr *thr;
 
+	list_for_each_entry(thr, &pm->inh_ended, tgt_link)
+		pmc_thr_inh_enable(thr, enable);
 	list_for_each_entry(tgt, &pm->targets, pm_link) {
 		list_for_each_entry(thr, &tgt->threads, tgt_link) {
-			if (enable)
+			if (pm->inherit)
+				pmc_thr_inh_enable(thr, enable);
+			else if (enable)
 				perf_event_enable(thr->event);
 			else
 				perf_event_disable(thr->event);
@@ -671,9 +820,11 @@ u64 pmc_virtual_read(struct pmc_obj *pm)
 	struct pmc_thr *thr;
 	u64 value = pm->accum, v;
 
+	list_for_each_entry(thr, &pm->inh_ended, tgt_link)
+		value += pmc_thr_value(thr, thr->event);
 	list_for_each_entry(tgt, &pm->targets, pm_link) {
 		list_for_each_entry(thr, &tgt->threads, tgt_link) {
-			v = pmc_event_read(thr->event);
+			v = pmc_thr_value(thr, thr->event);
 			pmc_dbg(PMC_DBG_MD, PMC_DBG_READ, pm->id,
 				task_pid_nr(thr->task), -1, v);
 			value += v;
@@ -835,6 +986,36 @@ void pmc_task_sampling_owners(struct task_struct *task,
 	}
 }
 
+/* PROCFORK of @child, forked by @parent, counted by @pm. Under RCU. */
+static void pmc_target_log_fork(struct pmc_obj *pm, struct task_struct *parent,
+				struct task_struct *child)
+{
+	struct pmc_owner *po = pm->owner;
+
+	pmc_dbg(PMC_DBG_PROCESS, PMC_DBG_FORK, pm->id, task_tgid_nr(parent),
+		-1, task_tgid_nr(child));
+	/* System-sampling owners get PROCFORK anyway. */
+	if (!READ_ONCE(po->nss))
+		pmc_log_procfork(po, pmc_owner_pid_nr(po, parent, true),
+				 pmc_owner_pid_nr(po, child, true));
+}
+
+/* A task and its parent, for the probes' scans of perf's contexts. */
+struct pmc_inh_task {
+	struct task_struct *task, *parent;
+};
+
+/* An inheriting PMC counting the new process: its PROCFORK. */
+static bool pmc_inh_fork_fn(struct perf_event *event, void *arg)
+{
+	struct pmc_inh_task *it = arg;
+	struct pmc_obj *pm = pmc_event_inherit_pmc(event);
+
+	if (pm && READ_ONCE(event->state) >= PERF_EVENT_STATE_INACTIVE)
+		pmc_target_log_fork(pm, it->parent, it->task);
+	return false;
+}
+
 /*
  * sched_process_fork probe (in the parent, @child not yet running): a new
  * thread of a process target, a thread created by an INHERIT thread
@@ -847,7 +1028,6 @@ void pmc_target_fork_probe(struct task_struct *parent,
 	bool thread = same_thread_group(parent, child);
 	struct pmc_target *tgt;
 	struct pmc_thr *thr;
-	struct pmc_owner *po;
 
 	if (child->flags & (PF_KTHREAD | PF_IO_WORKER))
 		return;
@@ -856,27 +1036,27 @@ void pmc_target_fork_probe(struct task_struct *parent,
 		struct pid *tgid = task_tgid(child);
 
 		hlist_for_each_entry_rcu(tgt, pmc_proc_bucket(tgid), hnode)
-			if (tgt->pid == tgid && !READ_ONCE(tgt->dead))
+			if (tgt->pid == tgid && !READ_ONCE(tgt->dead) &&
+			    !tgt->pm->inherit)
 				pmc_fork_queue(child, tgt, false);
 	}
 	pmc_for_each_thr_rcu(thr, parent) {
 		tgt = thr->tgt;
 		if (thr->task != parent || READ_ONCE(thr->dead) ||
-		    READ_ONCE(tgt->dead))
+		    READ_ONCE(tgt->dead) || tgt->pm->inherit)
 			continue;
 		if (thread && tgt->thread && tgt->inherit) {
 			pmc_fork_queue(child, tgt, false);
 		} else if (!thread && (tgt->pm->flags & PMC_F_DESCENDANTS)) {
-			pmc_dbg(PMC_DBG_PROCESS, PMC_DBG_FORK, tgt->pm->id,
-				task_tgid_nr(parent), -1, task_tgid_nr(child));
 			pmc_fork_queue(child, tgt, true);
-			/* System-sampling owners get PROCFORK anyway. */
-			po = tgt->pm->owner;
-			if (!READ_ONCE(po->nss))
-				pmc_log_procfork(po,
-						 pmc_owner_pid_nr(po, parent, true),
-						 pmc_owner_pid_nr(po, child, true));
+			pmc_target_log_fork(tgt->pm, parent, child);
 		}
+	}
+	/* perf gave the child a counter of each inheriting PMC: PROCFORK. */
+	if (!thread) {
+		struct pmc_inh_task it = { .task = child, .parent = parent };
+
+		pmc_task_events_rcu(child, pmc_inh_fork_fn, &it);
 	}
 	rcu_read_unlock();
 }
@@ -948,11 +1128,11 @@ static void pmc_thr_exit_work(struct callback_head *cb)
 	bool gone;
 
 	mutex_lock(&po->lock);
-	if (thr->dead)
+	if (thr->dead || thr->inh_ended)
 		goto out;
 	if (pm->flags & PMC_F_LOG_PROCCSW)
 		pmc_thr_log_last_csw(thr);
-	pmc_thr_fold(thr);
+	pmc_thr_stop(thr, false);
 	gone = tgt->thread || !atomic_read(&current->signal->live);
 	if (tgt->dead || !list_empty(&tgt->threads) || !gone)
 		goto out;
@@ -998,17 +1178,76 @@ static void pmc_thr_exec_work(struct callback_head *cb)
 	struct pmc_owner *po = tgt->pm->owner;
 
 	mutex_lock(&po->lock);
-	if (!thr->dead && !tgt->dead) {
+	if (!thr->dead && !thr->inh_ended && !tgt->dead) {
 		if (thr->exec_detach) {
 			pmc_target_detach(tgt, true);
 		} else {
-			pmc_thr_fold(thr);
+			pmc_thr_stop(thr, false);
 			pmc_thr_attach(tgt, current);
 		}
 	}
 	mutex_unlock(&po->lock);
 	pmc_thr_put(thr);
 	module_put(THIS_MODULE);
+}
+
+/*
+ * An inheriting PMC counting @arg (current, after its exec) through a
+ * child of its counter: PROCEXEC, unless the loop over the task's own
+ * counters logged it. Under RCU.
+ */
+static bool pmc_inh_exec_fn(struct perf_event *event, void *arg)
+{
+	struct task_struct *task = arg;
+	struct pmc_obj *pm = pmc_event_inherit_pmc(event);
+
+	if (!pm || READ_ONCE(event->state) < PERF_EVENT_STATE_INACTIVE ||
+	    pmc_thr_find(pm, task))
+		return false;
+	pmc_dbg(PMC_DBG_PROCESS, PMC_DBG_EXEC, pm->id, task_tgid_nr(task), -1,
+		0);
+	if (!READ_ONCE(pm->owner->nss))
+		pmc_log_procexec(pm->owner, pm, task);
+	return false;
+}
+
+/*
+ * An exec that raised @task's privileges ended its perf counters before
+ * this probe (fs/exec.c), the children of inheriting PMCs' counters with
+ * them: the nearest ancestor that is an attached thread of such a PMC
+ * tells which counted it. As the exec work does for a target: PROCEXEC,
+ * then for a privileged owner a counter of its own (made as for a new
+ * process), else PMCDETACH. Under RCU.
+ */
+static void pmc_inh_exec_raised(struct task_struct *task)
+{
+	struct task_struct *t = task;
+	struct pmc_target *tgt;
+	struct pmc_owner *po;
+	struct pmc_thr *thr;
+	bool found = false;
+
+	for (t = rcu_dereference(t->real_parent); t->pid > 0 && !found;
+	     t = rcu_dereference(t->real_parent)) {
+		pmc_for_each_thr_rcu(thr, t) {
+			tgt = thr->tgt;
+			if (thr->task != t || READ_ONCE(thr->dead) ||
+			    READ_ONCE(tgt->dead) || !tgt->pm->inherit)
+				continue;
+			found = true;
+			if (pmc_thr_find(tgt->pm, task))
+				continue;	/* its own target: exec work */
+			po = tgt->pm->owner;
+			if (!READ_ONCE(po->nss))
+				pmc_log_procexec(po, tgt->pm, task);
+			if (tgt->owner_priv)
+				pmc_fork_queue(task, tgt, true);
+			else
+				pmc_log_pmcdetach(po, tgt->pm,
+						  pmc_owner_pid_nr(po, task,
+								   true));
+		}
+	}
 }
 
 /*
@@ -1041,6 +1280,11 @@ void pmc_target_exec_probe(struct task_struct *task, struct linux_binprm *bprm)
 			pmc_thr_queue(thr, &thr->exec_work, TWA_RESUME);
 		}
 	}
+	/* A descendant counted by an inheriting PMC's counter: PROCEXEC. */
+	if (raised)
+		pmc_inh_exec_raised(task);
+	else
+		pmc_task_events_rcu(task, pmc_inh_exec_fn, task);
 	rcu_read_unlock();
 }
 

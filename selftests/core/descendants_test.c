@@ -11,6 +11,7 @@
 #include "pmc_test.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
@@ -27,6 +28,8 @@ struct storm {
 	int failed;
 	int gate[2];			/* the pre-existing child waits on it */
 	pid_t grandchild;
+	atomic_int phase;		/* phased_root: the test's step */
+	atomic_int done;		/* phased_root: the worker's step */
 };
 
 static void storm_child(void)
@@ -73,6 +76,51 @@ static int gated_root(void *arg)
 		storm_child();
 	}
 	s->grandchild = pid;
+	if (pid < 0 || waitpid(pid, &st, 0) != pid)
+		return 1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 1;
+}
+
+static void *touch_thread(void *arg)
+{
+	return (void *)(long)pmc_t_touch_pages(PAGES);
+}
+
+/*
+ * A worker in three steps, each PAGES fresh pages, the last one by a new
+ * thread: it waits for s->phase to reach each step (spinning: no page
+ * fault while the test looks) and reports it in s->done.
+ */
+static void phased_worker(struct storm *s)
+{
+	pthread_t t;
+	void *ret;
+	int step;
+
+	for (step = 1; step <= 3; step++) {
+		while (atomic_load(&s->phase) < step)
+			;
+		if (step < 3) {
+			if (pmc_t_touch_pages(PAGES))
+				_exit(1);
+		} else if (pthread_create(&t, NULL, touch_thread, NULL) ||
+			   pthread_join(t, &ret) || ret) {
+			_exit(1);
+		}
+		atomic_store(&s->done, step);
+	}
+	_exit(0);
+}
+
+/* The attached root of the stop/start test: one phased worker. */
+static int phased_root(void *arg)
+{
+	struct storm *s = arg;
+	pid_t pid = fork();
+	int st;
+
+	if (!pid)
+		phased_worker(s);
 	if (pid < 0 || waitpid(pid, &st, 0) != pid)
 		return 1;
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 1;
@@ -229,6 +277,103 @@ TEST_F(desc, existing_descendants_are_attached)
 	EXPECT_EQ(0, pmc_t_release(self->fd, id));
 	close(rfd);
 	close(cfd);
+}
+
+/* Let the phased worker run step @step and wait until it has. */
+static int phase_step(struct storm *s, int step)
+{
+	int i;
+
+	atomic_store(&s->phase, step);
+	for (i = 0; i < 3000 && atomic_load(&s->done) < step; i++)
+		usleep(10000);
+	return atomic_load(&s->done) == step ? 0 : -1;
+}
+
+/*
+ * PMCSTOP, PMCWRITE and PMCSTART reach the descendants (and their
+ * threads), however the driver counts them: a child's work while the PMC
+ * is stopped is not counted, a write of 0 resets the whole value, and
+ * after the restart the PMC counts exactly what perf's inherited counter
+ * (never stopped) counts from the write on. User page faults: exact.
+ */
+TEST_F(desc, stop_write_start_reach_descendants)
+{
+	uint64_t v1, v2, v3, p1, p2, p3;
+	int pfd, st;
+	uint32_t id;
+
+	ASSERT_EQ(0, pmc_t_child_start(&self->root, phased_root, self->s));
+	pfd = pmc_t_perf_open_ex(self->root.pid, PMC_T_SW_PAGE_FAULTS, true,
+				 true);
+	ASSERT_LE(0, pfd);
+	ASSERT_EQ(0, pmc_t_alloc_soft(self->fd, PMC_MODE_TC, 0,
+				      PMC_T_SW_PAGE_FAULTS, PMC_CAP_USER,
+				      PMC_F_DESCENDANTS, &id));
+	ASSERT_EQ(0, pmc_t_attach(self->fd, id, self->root.pid, 0));
+	ASSERT_EQ(0, pmc_t_perf_enable(pfd));
+	ASSERT_EQ(0, pmc_t_start(self->fd, id));
+	ASSERT_EQ(0, pmc_t_child_go(&self->root));
+
+	ASSERT_EQ(0, phase_step(self->s, 1));
+	ASSERT_EQ(0, pmc_t_stop(self->fd, id));
+	ASSERT_EQ(0, pmc_t_read(self->fd, id, &v1));
+	ASSERT_EQ(0, pmc_t_perf_read(pfd, &p1));
+	EXPECT_EQ(p1, v1);
+	EXPECT_LE((uint64_t)PAGES, v1);
+
+	ASSERT_EQ(0, phase_step(self->s, 2));
+	ASSERT_EQ(0, pmc_t_read(self->fd, id, &v2));
+	ASSERT_EQ(0, pmc_t_perf_read(pfd, &p2));
+	EXPECT_EQ(v1, v2);
+	EXPECT_LE(p1 + PAGES, p2);
+
+	ASSERT_EQ(0, pmc_t_write(self->fd, id, 0));
+	ASSERT_EQ(0, pmc_t_read(self->fd, id, &v2));
+	EXPECT_EQ(0ULL, (unsigned long long)v2);
+	ASSERT_EQ(0, pmc_t_start(self->fd, id));
+	ASSERT_EQ(0, phase_step(self->s, 3));
+	ASSERT_EQ(0, pmc_t_child_wait(&self->root, &st, NULL));
+	ASSERT_TRUE(WIFEXITED(st) && !WEXITSTATUS(st));
+	ASSERT_EQ(0, pmc_t_read(self->fd, id, &v3));
+	ASSERT_EQ(0, pmc_t_perf_read(pfd, &p3));
+	TH_LOG("page faults: step 1 %llu (perf %llu), stopped %llu, after the write %llu (perf %llu)",
+	       (unsigned long long)v1, (unsigned long long)p1,
+	       (unsigned long long)(p2 - p1), (unsigned long long)v3,
+	       (unsigned long long)(p3 - p2));
+	EXPECT_LE((uint64_t)PAGES, v3);
+	EXPECT_EQ(p3 - p2, v3);
+	EXPECT_EQ(0, pmc_t_release(self->fd, id));
+	close(pfd);
+}
+
+/*
+ * Released while its descendant runs and forks: the worker goes on, and
+ * the row is free again (a second PMC of the row attaches to the root).
+ */
+TEST_F(desc, release_while_descendants_run)
+{
+	uint32_t id, id2;
+	int st;
+
+	ASSERT_EQ(0, pmc_t_child_start(&self->root, phased_root, self->s));
+	ASSERT_EQ(0, pmc_t_alloc_soft(self->fd, PMC_MODE_TC, 0,
+				      PMC_T_SW_TASK_CLOCK, 0,
+				      PMC_F_DESCENDANTS, &id));
+	ASSERT_EQ(0, pmc_t_attach(self->fd, id, self->root.pid, 0));
+	ASSERT_EQ(0, pmc_t_start(self->fd, id));
+	ASSERT_EQ(0, pmc_t_child_go(&self->root));
+	ASSERT_EQ(0, phase_step(self->s, 1));
+	ASSERT_EQ(0, pmc_t_release(self->fd, id));
+	ASSERT_EQ(0, pmc_t_alloc_soft(self->fd, PMC_MODE_TC, 0,
+				      PMC_T_SW_TASK_CLOCK, 0,
+				      PMC_F_DESCENDANTS, &id2));
+	ASSERT_EQ(0, pmc_t_attach(self->fd, id2, self->root.pid, 0));
+	ASSERT_EQ(0, phase_step(self->s, 2));
+	ASSERT_EQ(0, phase_step(self->s, 3));
+	ASSERT_EQ(0, pmc_t_child_wait(&self->root, &st, NULL));
+	ASSERT_TRUE(WIFEXITED(st) && !WEXITSTATUS(st));
+	EXPECT_EQ(0, pmc_t_release(self->fd, id2));
 }
 
 TEST_HARNESS_MAIN

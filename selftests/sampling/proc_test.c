@@ -236,6 +236,94 @@ TEST_F(proc, procexit_for_every_process_of_a_fork_storm)
 }
 
 /*
+ * A counting PMC_F_DESCENDANTS PMC without PROCEXIT or PROCCSW (the kind
+ * perf's inheritance may count, docs/performance.md): PROCFORK for a fork
+ * of the attached leader and for one of its child, PROCEXEC for the
+ * grandchild's exec, each naming the right processes; the PMC counts the
+ * pages both descendants touch.
+ */
+TEST_F(proc, grandchild_fork_and_exec_are_logged)
+{
+	const struct pmclog_header *h;
+	struct smp_stream_info si;
+	struct smp_buf b = {};
+	pid_t leader, kid[2] = { 0, 0 };
+	size_t off, nfork = 0, nexec = 0;
+	int go[2], rep[2], st;
+	bool leader_fork = false, kid_fork = false;
+	uint64_t value;
+	int64_t id;
+	char c;
+
+	RETURN_IF_SKIPPED();
+	ASSERT_EQ(0, pipe(go));
+	ASSERT_EQ(0, pipe(rep));
+	leader = fork();
+	ASSERT_LE(0, leader);
+	if (leader == 0) {
+		if (read(go[0], &c, 1) != 1)
+			_exit(2);
+		kid[0] = fork();
+		if (kid[0] == 0) {
+			touch_pages(sysconf(_SC_PAGESIZE), 64);
+			kid[1] = fork();
+			if (kid[1] == 0) {
+				touch_pages(sysconf(_SC_PAGESIZE), 64);
+				execl("/bin/true", "true", (char *)NULL);
+				_exit(3);
+			}
+			if (write(rep[1], &kid[1], sizeof(pid_t)) !=
+			    sizeof(pid_t))
+				_exit(2);
+			waitpid(kid[1], NULL, 0);
+			_exit(0);
+		}
+		waitpid(kid[0], NULL, 0);
+		_exit(0);
+	}
+	id = smp_alloc_tc(self->fd, PERF_COUNT_SW_PAGE_FAULTS, 0,
+			  PMC_F_DESCENDANTS, 0, 0);
+	ASSERT_LE(0, id);
+	ASSERT_EQ(0, smp_attach(self->fd, id, leader));
+	ASSERT_EQ(0, smp_simple(self->fd, PMC_IOC_PMCSTART, id));
+	ASSERT_EQ(1, write(go[1], "g", 1));
+	ASSERT_EQ(sizeof(pid_t), read(rep[0], &kid[1], sizeof(pid_t)));
+	ASSERT_EQ(leader, waitpid(leader, &st, 0));
+	ASSERT_EQ(0, WEXITSTATUS(st));
+	ASSERT_EQ(0, smp_read(self->fd, id, &value));
+	ASSERT_EQ(0, smp_flushlog(self->fd));
+
+	smp_ring_drain(&self->r, &b);
+	ASSERT_TRUE(smp_check_stream(&b, &si)) TH_LOG("%s", si.error);
+	smp_for_each_rec(h, &b, off) {
+		if (smp_rec_type(h) == PMCLOG_TYPE_PROCFORK) {
+			const struct pmclog_procfork *f = (const void *)h;
+
+			nfork++;
+			if ((pid_t)f->pl_oldpid == leader) {
+				leader_fork = true;
+				kid[0] = f->pl_newpid;
+			} else if ((pid_t)f->pl_newpid == kid[1]) {
+				kid_fork = true;
+			}
+		} else if (smp_rec_type(h) == PMCLOG_TYPE_PROCEXEC) {
+			const struct pmclog_procexec *x = (const void *)h;
+
+			if ((pid_t)x->pl_pid == kid[1])
+				nexec++;
+		}
+	}
+	TH_LOG("%zu PROCFORK, %zu PROCEXEC of the grandchild; PMC %llu",
+	       nfork, nexec, (unsigned long long)value);
+	EXPECT_TRUE(leader_fork);
+	EXPECT_TRUE(kid_fork);
+	EXPECT_EQ((size_t)2, nfork);
+	EXPECT_EQ((size_t)1, nexec);
+	EXPECT_LE((uint64_t)2 * 64, value);
+	smp_buf_free(&b);
+}
+
+/*
  * After an exec of a sampled process: PROCEXEC with the new path, AT_BASE
  * (the dynamic loader) and the PIE load address, then a MAP_IN for each
  * executable file mapping of the new image, all as /proc/PID/maps shows.
