@@ -72,19 +72,17 @@ static int64_t hw_alloc(int fd, uint32_t mode, uint32_t cpu, uint64_t event,
 	return ret ? ret : pa.pm_pmcid;
 }
 
-/* perf's own instructions:u event of this thread, disabled: its fd. */
-static int hw_perf_instructions(void)
+/* A TC INST_RETIRED PMC of user mode on this thread, attached: its id. */
+static int64_t hw_thread_instructions(int fd)
 {
-	struct perf_event_attr attr = {
-		.type = PERF_TYPE_HARDWARE,
-		.size = sizeof(attr),
-		.config = PERF_COUNT_HW_INSTRUCTIONS,
-		.disabled = 1,
-		.exclude_kernel = 1,
-		.exclude_hv = 1,
-	};
+	int64_t id = hw_alloc(fd, PMC_MODE_TC, PMC_CPU_ANY, HW_INST_RETIRED, 0,
+			      0, PMC_CAP_USER);
+	int ret;
 
-	return (int)syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
+	if (id < 0)
+		return id;
+	ret = smp_attach_flags(fd, (uint32_t)id, 0, PMC_ATTACH_F_THREAD);
+	return ret ? ret : id;
 }
 
 FIXTURE(hw) {
@@ -280,12 +278,9 @@ TEST_F_TIMEOUT(hw, thread_count_is_exact_across_switches, 120)
 	if (_metadata->skip)
 		return;
 	A64_SKIP_UNLESS_ONE_CPU();
-	id = hw_alloc(self->fd, PMC_MODE_TC, PMC_CPU_ANY, HW_INST_RETIRED, 0, 0,
-		      PMC_CAP_USER);
+	id = hw_thread_instructions(self->fd);
 	ASSERT_LE(0, id);
-	ASSERT_EQ(0, smp_attach_flags(self->fd, (uint32_t)id, 0,
-				      PMC_ATTACH_F_THREAD));
-	pfd = hw_perf_instructions();
+	pfd = a64_perf_instructions();
 	ASSERT_LE(0, pfd) TH_LOG("perf_event_open(instructions:u): %m");
 	for (i = 0; i < 2; i++)
 		ASSERT_EQ(0, pthread_create(&t[i], NULL, hw_spinner, &s));
@@ -394,12 +389,9 @@ TEST_F_TIMEOUT(hw, thread_count_follows_migrations, 300)
 		return;
 	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
 		SKIP(return, "needs two CPUs: a thread cannot migrate with one (pmc-vm --smp 2)");
-	id = hw_alloc(self->fd, PMC_MODE_TC, PMC_CPU_ANY, HW_INST_RETIRED, 0, 0,
-		      PMC_CAP_USER);
+	id = hw_thread_instructions(self->fd);
 	ASSERT_LE(0, id);
-	ASSERT_EQ(0, smp_attach_flags(self->fd, (uint32_t)id, 0,
-				      PMC_ATTACH_F_THREAD));
-	pfd = hw_perf_instructions();
+	pfd = a64_perf_instructions();
 	ASSERT_LE(0, pfd) TH_LOG("perf_event_open(instructions:u): %m");
 
 	ASSERT_EQ(0, hw_mig_run(self->fd, (uint32_t)id, pfd, 0, 0, &pin_pmc,
