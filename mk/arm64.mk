@@ -101,7 +101,7 @@ arm64-vm-smoke: arm64-smoke-build
 # itself exits 0 once its TAP file is written (tools/check-summary counts).
 # make check-all (CHECK_ALL=1): the whole arm64 build, and the whole VM
 # suite in the two-CPU guest.
-ARM64_SMP2 ?= $(if $(filter 1,$(CHECK_ALL)),,arm64-selfread sampling- perfmon- snapshot- libcpc-)
+ARM64_SMP2 ?= $(if $(filter 1,$(CHECK_ALL)),,arm64-selfread arm64-hw sampling- perfmon- snapshot- libcpc-)
 ARM64_CHECK_BUILD = arm64 arm64-smoke-build
 CHECK_STEPS_LAST += arm64-check
 .PHONY: arm64-smoke-build arm64-check

@@ -110,6 +110,41 @@ START_TEST(syscall_entries_fall_back_to_readset)
 }
 END_TEST
 
+/*
+ * One PMC (the inline path): entry 0 found by one compare of its id and
+ * kind, any other entry or kind by the general lookup, and what neither
+ * can read handed to the set reader with its error.
+ */
+START_TEST(one_pmc_reads)
+{
+	struct pmc_selfread_page *pg = page_new();
+	pmc_id_t id;
+	pmc_value_t v;
+
+	set_entry(pg, 0, 0x10, PMC_SELFREAD_STATIC, 11, 0);
+	set_entry(pg, 1, 0x20, PMC_SELFREAD_STATIC, 22, 0);
+	id = 0x10;
+	ck_assert_int_eq(pmc_selfread(pg, 1, &id, &v), 0);
+	ck_assert_uint_eq(v, 11);
+	id = 0x20;
+	ck_assert_int_eq(pmc_selfread(pg, 1, &id, &v), 0);
+	ck_assert_uint_eq(v, 22);
+	id = 0x30;
+	errno = 0;
+	ck_assert_int_eq(pmc_selfread(pg, 1, &id, &v), -1);
+	ck_assert_int_eq(errno, ENOENT);
+	/* Entry 0 RDPMC with no counter index: the set reader, ENXIO here. */
+	set_entry(pg, 0, 0x10, PMC_SELFREAD_RDPMC, 0, 0);
+	id = 0x10;
+	errno = 0;
+	ck_assert_int_eq(pmc_selfread(pg, 1, &id, &v), -1);
+	ck_assert_int_eq(errno, ENXIO);
+	ck_assert_int_eq(pmc_selfread(pg, 1, &id, NULL), -1);
+	ck_assert_int_eq(errno, EINVAL);
+	free(pg);
+}
+END_TEST
+
 struct writer {
 	struct pmc_selfread_page *pg;
 	atomic_bool stop;
@@ -168,6 +203,7 @@ Suite *selfread_suite(void)
 	tcase_add_test(tc, static_and_clock_entries);
 	tcase_add_test(tc, ids_not_on_the_page_and_bad_arguments);
 	tcase_add_test(tc, syscall_entries_fall_back_to_readset);
+	tcase_add_test(tc, one_pmc_reads);
 	tcase_add_test(tc, reads_are_consistent_while_the_page_changes);
 	suite_add_tcase(s, tc);
 	return s;

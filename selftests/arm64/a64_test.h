@@ -2,13 +2,16 @@
 /*
  * a64_test.h - what the arm64 PMUv3 tests (pmu_test.c, hw_test.c,
  * selfread_test.c) share: the PMU's sysfs node, a loop of known length,
- * and the skips of a machine without PMUv3 or with more than one CPU.
+ * perf's own count of it, and the skips of a machine without PMUv3 or
+ * with more than one CPU.
  * Include after kselftest_harness.h.
  */
 #ifndef A64_TEST_H
 #define A64_TEST_H
 
+#include <linux/perf_event.h>
 #include <stdint.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #define A64_PMU_SYSFS	"/sys/bus/event_source/devices/armv8_pmuv3"
@@ -28,6 +31,24 @@ static inline void a64_loop(uint64_t n)
 	(void)n;
 }
 #endif /* __aarch64__ */
+
+/*
+ * perf's own instructions:u event of this thread, disabled (to compare a
+ * PMC's count with): its fd, or -1 with errno.
+ */
+static inline int a64_perf_instructions(void)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_HARDWARE,
+		.size = sizeof(attr),
+		.config = PERF_COUNT_HW_INSTRUCTIONS,
+		.disabled = 1,
+		.exclude_kernel = 1,
+		.exclude_hv = 1,
+	};
+
+	return (int)syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
+}
 
 /* In a FIXTURE_SETUP: skip unless an arm64 kernel registered PMUv3. */
 #define A64_SKIP_UNLESS_PMUV3()						\

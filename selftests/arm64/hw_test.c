@@ -5,7 +5,8 @@
  * 32-bit counters keep 64-bit values across many wraps (system scope on
  * each CPU, read before and after every wrap, as FreeBSD's arm64 backend
  * extends them); process-scope counting follows a thread exactly across
- * context switches; perfmon(4) counts PMUv3 event numbers.
+ * context switches, and across migrations as exactly as QEMU's PMU allows
+ * with two CPUs; perfmon(4) counts PMUv3 event numbers.
  *
  * QEMU's cycle counter runs at 1 GHz of the guest's virtual clock (with
  * -icount, idle time included), so a system-scope cycles counter wraps
@@ -15,9 +16,12 @@
 #include <inttypes.h>
 #include <linux/perf_event.h>
 #include <pthread.h>
+#include <sched.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 
 #include "kselftest_harness.h"
+#include "pmc_test.h"
 #include "a64_test.h"
 
 #include "../sampling/sampling.h"
@@ -66,6 +70,19 @@ static int64_t hw_alloc(int fd, uint32_t mode, uint32_t cpu, uint64_t event,
 	pa.pm_md.pm_config = event;
 	ret = smp_ioctl(fd, PMC_IOC_PMCALLOCATE, &pa);
 	return ret ? ret : pa.pm_pmcid;
+}
+
+/* A TC INST_RETIRED PMC of user mode on this thread, attached: its id. */
+static int64_t hw_thread_instructions(int fd)
+{
+	int64_t id = hw_alloc(fd, PMC_MODE_TC, PMC_CPU_ANY, HW_INST_RETIRED, 0,
+			      0, PMC_CAP_USER);
+	int ret;
+
+	if (id < 0)
+		return id;
+	ret = smp_attach_flags(fd, (uint32_t)id, 0, PMC_ATTACH_F_THREAD);
+	return ret ? ret : id;
 }
 
 FIXTURE(hw) {
@@ -242,7 +259,10 @@ static void *hw_spinner(void *arg)
  * Process scope across context switches: a thread-counting instructions
  * PMC on this thread counts a loop of 2 x 2^31 instructions (two of
  * perf's overflow interrupts) exactly, while two spinners take the CPU
- * from it hundreds of times: only this thread's instructions, none lost.
+ * from it hundreds of times: only this thread's instructions, none lost,
+ * and what perf's own instructions:u event of this thread, enabled inside
+ * the PMC's start and stop, counts of the same loop, plus the few user
+ * instructions between the two starts and between the two stops.
  * One CPU (QEMU's PMU counts the other vCPU's instructions too).
  */
 TEST_F_TIMEOUT(hw, thread_count_is_exact_across_switches, 120)
@@ -251,36 +271,147 @@ TEST_F_TIMEOUT(hw, thread_count_is_exact_across_switches, 120)
 	struct hw_spin s = { 0 };
 	struct rusage r0, r1;
 	pthread_t t[2];
-	uint64_t v0, v1;
+	uint64_t v0, v1, f0, f1;
 	int64_t id;
-	int i;
+	int i, pfd;
 
 	if (_metadata->skip)
 		return;
 	A64_SKIP_UNLESS_ONE_CPU();
-	id = hw_alloc(self->fd, PMC_MODE_TC, PMC_CPU_ANY, HW_INST_RETIRED, 0, 0,
-		      PMC_CAP_USER);
+	id = hw_thread_instructions(self->fd);
 	ASSERT_LE(0, id);
-	ASSERT_EQ(0, smp_attach_flags(self->fd, (uint32_t)id, 0,
-				      PMC_ATTACH_F_THREAD));
+	pfd = a64_perf_instructions();
+	ASSERT_LE(0, pfd) TH_LOG("perf_event_open(instructions:u): %m");
 	for (i = 0; i < 2; i++)
 		ASSERT_EQ(0, pthread_create(&t[i], NULL, hw_spinner, &s));
 	getrusage(RUSAGE_THREAD, &r0);
 	ASSERT_EQ(0, smp_read(self->fd, (uint32_t)id, &v0));
+	ASSERT_EQ(0, pmc_t_perf_read(pfd, &f0));
 	ASSERT_EQ(0, smp_simple(self->fd, PMC_IOC_PMCSTART, (uint32_t)id));
+	ASSERT_EQ(0, pmc_t_perf_enable(pfd));
 	a64_loop(n);
+	ASSERT_EQ(0, pmc_t_perf_disable(pfd));
 	ASSERT_EQ(0, smp_simple(self->fd, PMC_IOC_PMCSTOP, (uint32_t)id));
 	ASSERT_EQ(0, smp_read(self->fd, (uint32_t)id, &v1));
+	ASSERT_EQ(0, pmc_t_perf_read(pfd, &f1));
 	getrusage(RUSAGE_THREAD, &r1);
 	s.stop = 1;
 	for (i = 0; i < 2; i++)
 		pthread_join(t[i], NULL);
-	TH_LOG("%" PRIu64 " instructions for a loop of %" PRIu64 ", %ld involuntary switches",
-	       v1 - v0, 2 * n, r1.ru_nivcsw - r0.ru_nivcsw);
+	close(pfd);
+	TH_LOG("%" PRIu64 " instructions (perf: %" PRIu64 ") for a loop of %" PRIu64 ", %ld involuntary switches",
+	       v1 - v0, f1 - f0, 2 * n, r1.ru_nivcsw - r0.ru_nivcsw);
 	EXPECT_LT(100, r1.ru_nivcsw - r0.ru_nivcsw);
-	/* The loop, plus the user side of the two calls around it. */
-	EXPECT_LE(2 * n, v1 - v0);
+	/* The loop, plus the user side of the calls around it. */
+	EXPECT_LE(2 * n, f1 - f0);
+	EXPECT_LE(f1 - f0, v1 - v0);
+	EXPECT_GE(f1 - f0 + 100, v1 - v0);
 	EXPECT_GE(2 * n + 200, v1 - v0);
+}
+
+/*
+ * One round of the migration test: a thread-counting instructions PMC
+ * (@id) and perf's own instructions:u event (@pfd) on this thread count
+ * HW_MIG_ROUNDS chunks of the loop, and after each the thread moves to CPU
+ * @a or @b in turn (@a == @b: it stays). The user-mode instructions run
+ * are the same whatever @a and @b are. The counts in @pmc and @perf, the
+ * rounds after which the thread was on the CPU it asked for in @on.
+ */
+#define HW_MIG_ROUNDS	200
+#define HW_MIG_CHUNK	100000ull
+static int hw_mig_run(int fd, uint32_t id, int pfd, int a, int b,
+		      uint64_t *pmc, uint64_t *perf, int *on)
+{
+	uint64_t p0, p1, f0, f1;
+	cpu_set_t set[2];
+	int cpu[2] = { a, b }, i, k, n = 0;
+
+	for (k = 0; k < 2; k++) {
+		CPU_ZERO(&set[k]);
+		CPU_SET(cpu[k], &set[k]);
+	}
+	if (sched_setaffinity(0, sizeof(set[0]), &set[0]) ||
+	    smp_read(fd, id, &p0) || pmc_t_perf_read(pfd, &f0) ||
+	    smp_simple(fd, PMC_IOC_PMCSTART, id) || pmc_t_perf_enable(pfd))
+		return -1;
+	for (i = 0; i < HW_MIG_ROUNDS; i++) {
+		k = (i + 1) & 1;
+		a64_loop(HW_MIG_CHUNK);
+		if (sched_setaffinity(0, sizeof(set[k]), &set[k]))
+			break;
+		n += sched_getcpu() == cpu[k];
+	}
+	if (pmc_t_perf_disable(pfd) || smp_simple(fd, PMC_IOC_PMCSTOP, id) ||
+	    smp_read(fd, id, &p1) || pmc_t_perf_read(pfd, &f1))
+		return -1;
+	*pmc = p1 - p0;
+	*perf = f1 - f0;
+	*on = n;
+	return 0;
+}
+
+/*
+ * Process scope across migrations (two CPUs): the thread's count follows
+ * it across 200 moves between CPU 0 and CPU 1, none lost, none doubled,
+ * equal to perf's own count of the same thread over the same loop.
+ *
+ * QEMU's PMUv3 under -icount counts one instruction clock shared by the
+ * vCPUs: while this thread's vCPU is at EL0, instructions that the other
+ * vCPU runs count too (measured with perf_event_open alone: the same code
+ * pinned to CPU 0 counts 2 x 20,000,000 + 7,820 every time, CPU 1 idle in
+ * WFI; pinned to CPU 1 it counts 13,000 to 30,000 more, CPU 0 running the
+ * guest's interrupts and housekeeping; moving 200 times, 2,700 to 20,000
+ * more; with a spinner on the other CPU, millions more). So no absolute
+ * count is exact with two CPUs; what is:
+ *
+ * - the same code pinned to CPU 0, the other CPU idle: the loop plus the
+ *   user side of the calls, a fixed number (bounded here);
+ * - moving: at least that many (QEMU only ever adds the other vCPU's
+ *   instructions, so one the thread runs that the PMC loses shows);
+ * - fewer than one chunk of the loop more (the other vCPU's few thousand
+ *   instructions; a chunk counted twice, or a count carried over from the
+ *   other CPU, shows);
+ * - and pmc's count minus perf's the same moving as pinned: both are perf
+ *   events of this thread, scheduled in and out together at each switch,
+ *   so they see the same instructions of both vCPUs, and differ only by
+ *   the user-mode instructions between their start calls and between
+ *   their stop calls (a few dozen, always the same ones). The other vCPU
+ *   could run inside those few instructions only at the end of its
+ *   time slice there, not seen in any run.
+ */
+TEST_F_TIMEOUT(hw, thread_count_follows_migrations, 300)
+{
+	uint64_t pin_pmc, pin_perf, mig_pmc, mig_perf;
+	int pfd, pin_on, mig_on;
+	int64_t id;
+
+	if (_metadata->skip)
+		return;
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		SKIP(return, "needs two CPUs: a thread cannot migrate with one (pmc-vm --smp 2)");
+	id = hw_thread_instructions(self->fd);
+	ASSERT_LE(0, id);
+	pfd = a64_perf_instructions();
+	ASSERT_LE(0, pfd) TH_LOG("perf_event_open(instructions:u): %m");
+
+	ASSERT_EQ(0, hw_mig_run(self->fd, (uint32_t)id, pfd, 0, 0, &pin_pmc,
+				&pin_perf, &pin_on));
+	ASSERT_EQ(0, hw_mig_run(self->fd, (uint32_t)id, pfd, 0, 1, &mig_pmc,
+				&mig_perf, &mig_on));
+	close(pfd);
+	TH_LOG("loop %llu: pinned pmc %" PRIu64 " perf %" PRIu64
+	       ", moving %d times pmc %" PRIu64 " perf %" PRIu64,
+	       2 * HW_MIG_CHUNK * HW_MIG_ROUNDS, pin_pmc, pin_perf, mig_on,
+	       mig_pmc, mig_perf);
+	ASSERT_EQ(HW_MIG_ROUNDS, pin_on);
+	ASSERT_EQ(HW_MIG_ROUNDS, mig_on);
+	EXPECT_LE(2 * HW_MIG_CHUNK * HW_MIG_ROUNDS, pin_pmc);
+	EXPECT_GE(2 * HW_MIG_CHUNK * HW_MIG_ROUNDS + 100 * HW_MIG_ROUNDS,
+		  pin_pmc);
+	EXPECT_LE(pin_pmc, mig_pmc);
+	EXPECT_GT(pin_pmc + HW_MIG_CHUNK, mig_pmc);
+	EXPECT_EQ(pin_pmc - pin_perf, mig_pmc - mig_perf);
+	EXPECT_LE(pin_perf, mig_perf);
 }
 
 /*

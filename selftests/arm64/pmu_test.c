@@ -188,19 +188,11 @@ TEST_F(pmu, instructions_count_exactly)
 	uint64_t d1, d2, p1, p2;
 	uint32_t id;
 	int pfd;
-	struct perf_event_attr attr = {
-		.type = PERF_TYPE_HARDWARE,
-		.size = sizeof(attr),
-		.config = PERF_COUNT_HW_INSTRUCTIONS,
-		.disabled = 1,
-		.exclude_kernel = 1,
-		.exclude_hv = 1,
-	};
 
 	if (!self->armv8.pm_class)
 		return;
 	A64_SKIP_UNLESS_ONE_CPU();
-	pfd = (int)syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
+	pfd = a64_perf_instructions();
 	if (pfd < 0 && errno == ENOENT)
 		SKIP(return, "the PMU counts no instructions (QEMU without -icount)");
 	ASSERT_LE(0, pfd) TH_LOG("perf_event_open(instructions:u): %m");

@@ -83,6 +83,9 @@ struct pmc_selfread_entry {
  *             fence(acquire);
  *     } while (pg->ps_seq != seq);
  *
+ * Entries from ps_nentries on are all zero (kind SYSCALL) in every
+ * consistent snapshot, so entry 0 may be tested without ps_nentries.
+ *
  * The page is valid only in the thread it describes (ps_tid): an entry of
  * kind RDPMC read by another thread gives a meaningless value.
  */
