@@ -334,9 +334,10 @@ TEST(bind_curlwp_example2_signals_once_per_overflow)
 		ASSERT_EQ(0, touch_pages(10));
 	EXPECT_EQ(0, ex2_bad);
 	EXPECT_EQ(OVERFLOWS, ex2_signals);
-	for (i = 0; i < ex2_signals && i < 64; i++)
+	for (i = 0; i < ex2_signals && i < 64; i++) {
 		EXPECT_LT(ex2_vals[i], (uint64_t)10) TH_LOG("signal %d read %#" PRIx64,
 						  i, ex2_vals[i]);
+	}
 	EXPECT_EQ(EMT_CPCOVF, ex2_si_code);
 
 	/* No restart: the set stays stopped after the next overflow. */

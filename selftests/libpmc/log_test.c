@@ -521,8 +521,9 @@ TEST(driver_stats_count_log_buffers_and_sweeps)
 	n = (uint32_t)(3 * bufsize / 24);
 	ASSERT_EQ(0, pmc_get_driver_stats(&s0));
 	PMC_OK(pmc_configure_logfile(fd), "CONFIGURELOG");
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		ASSERT_EQ(0, pmc_writelog(i)) TH_LOG("record %u: %m", i);
+	}
 	ASSERT_EQ(0, pmc_close_logfile());
 	ASSERT_EQ(0, pmc_get_driver_stats(&s1));
 	size = lseek(fd, 0, SEEK_END);
