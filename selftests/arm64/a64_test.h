@@ -33,21 +33,30 @@ static inline void a64_loop(uint64_t n)
 #endif /* __aarch64__ */
 
 /*
- * perf's own instructions:u event of this thread, disabled (to compare a
- * PMC's count with): its fd, or -1 with errno.
+ * perf's own user-mode count of event @type/@config for @pid on @cpu (as
+ * perf_event_open(2) takes them), disabled (to compare a PMC's count
+ * with): its fd, or -1 with errno.
  */
-static inline int a64_perf_instructions(void)
+static inline int a64_perf_user(uint32_t type, uint64_t config, int pid,
+				int cpu)
 {
 	struct perf_event_attr attr = {
-		.type = PERF_TYPE_HARDWARE,
+		.type = type,
 		.size = sizeof(attr),
-		.config = PERF_COUNT_HW_INSTRUCTIONS,
+		.config = config,
 		.disabled = 1,
 		.exclude_kernel = 1,
 		.exclude_hv = 1,
 	};
 
-	return (int)syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
+	return (int)syscall(SYS_perf_event_open, &attr, pid, cpu, -1, 0);
+}
+
+/* perf's instructions:u of this thread on any CPU (see a64_perf_user()). */
+static inline int a64_perf_instructions(void)
+{
+	return a64_perf_user(PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS,
+			     0, -1);
 }
 
 /* In a FIXTURE_SETUP: skip unless an arm64 kernel registered PMUv3. */

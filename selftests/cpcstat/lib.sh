@@ -38,6 +38,11 @@ need_binaries() {
 	[ -x "$CPCSTAT" ] && [ -x "$PROGS/hot3to1" ] && [ -x "$PROGS/spin" ]
 }
 
+# The checks compute with awk: without it they would compare empty strings.
+need_awk() {
+	command -v awk > /dev/null
+}
+
 # Percentage arithmetic without bc: awk.
 calc() { awk "BEGIN { printf \"%.4f\", $* }"; }
 within() { awk -v a="$1" -v b="$2" -v tol="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= tol) }'; }

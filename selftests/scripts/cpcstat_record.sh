@@ -15,6 +15,7 @@ names=("record writes a log and a summary" "report: hot_three:hot_one is 3:1 wit
 	"-a samples every CPU" "bad event: one line, usage, exit 2"
 	"unprivileged: user mode only")
 need_binaries || fail_all "build/tools/cpcstat not built (make tools selftests)" "${names[@]}"
+need_awk || fail_all "no awk in PATH (the checks compute with it)" "${names[@]}"
 if ! probe=$("$CPCSTAT" record -q -o "$TMP/probe.log" /bin/true 2>&1); then
 	fail_all "the probe run failed: $(echo "$probe" | head -n 1)" "${names[@]}"
 fi

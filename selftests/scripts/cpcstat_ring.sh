@@ -13,6 +13,7 @@ names=("ring path: one snapshot per cpu and interval" "ring path: no ioctl per i
 	"fallback: reads every interval" "same lines both ways"
 	"cpu-clock counts the kernel's interval" "SIGINT prints totals, exits 130")
 need_binaries || fail_all "build/tools/cpcstat not built (make tools selftests)" "${names[@]}"
+need_awk || fail_all "no awk in PATH (the checks compute with it)" "${names[@]}"
 if ! probe=$(LIBCPC_STATS=1 "$CPUSTAT" -c cpu-clock,sys 0.2 1 2>&1); then
 	fail_all "the probe run failed: $(echo "$probe" | grep -m1 cpustat:)" "${names[@]}"
 fi

@@ -17,6 +17,7 @@ names=("title line" "tick and exit lines" "exit line counts the task-clock of th
 	"-v: init_lwp and fini_lwp lines" "-n drops the title"
 	"-D: messages name the failing function")
 need_binaries || fail_all "build/tools/cpcstat not built (make tools selftests)" "${names[@]}"
+need_awk || fail_all "no awk in PATH (the checks compute with it)" "${names[@]}"
 if ! probe=$("$CPUTRACK" -T 0 -c task-clock /bin/true 2>&1) || echo "$probe" | grep -q "can't bind"; then
 	fail_all "the probe run failed: $(echo "$probe" | grep -m1 -E "cputrack|init_lwp")" "${names[@]}"
 fi
