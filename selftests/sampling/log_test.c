@@ -291,4 +291,74 @@ TEST_F(log, other_process_is_refused)
 	close(lfd);
 }
 
+/* CALLCHAIN records in the log file at @path (checked as a stream). */
+static size_t log_callchains(struct __test_metadata *_metadata,
+			     const char *path)
+{
+	struct smp_stream_info si;
+	struct smp_buf b = {};
+	size_t n;
+
+	read_log(_metadata, path, &b, &si);
+	n = si.by_type[PMCLOG_TYPE_CALLCHAIN];
+	smp_buf_free(&b);
+	return n;
+}
+
+/*
+ * A sample waits in its CPU's ring for the drain at the next tick (lazy
+ * irq_work) unless the ring is filling: at one sample a round it never is.
+ * FLUSHLOG and CLOSELOG must drain the rings first, so every overflow the
+ * driver counted (intr_processed, read before the op) is a CALLCHAIN in the
+ * file when the op returns. One page fault a round, the op at once after
+ * it: without the drain at the op, a round passes only where a tick came
+ * in between (a few of 20 rounds on a 250 Hz tick).
+ */
+TEST_F(log, flush_and_close_stage_samples_waiting_for_the_tick)
+{
+	struct pmc_op_getdriverstats ds;
+	long pgsz = sysconf(_SC_PAGESIZE);
+	const int rounds = 20;
+	uint64_t base, base_full, counted;
+	size_t have;
+	volatile char *p;
+	int64_t id;
+	int lfd, i;
+
+	RETURN_IF_SKIPPED();
+	p = mmap(NULL, (rounds + 1) * pgsz, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, (void *)p);
+	lfd = open(self->path, O_WRONLY | O_TRUNC);
+	ASSERT_LE(0, lfd);
+	ASSERT_EQ(0, smp_configurelog(self->fd, lfd));
+	close(lfd);
+	id = smp_alloc_soft(self->fd, PMC_MODE_TS, PMC_CPU_ANY,
+			    PERF_COUNT_SW_PAGE_FAULTS, 1, 0);
+	ASSERT_LE(0, id);
+	ASSERT_EQ(0, smp_attach(self->fd, id, getpid()));
+	ASSERT_EQ(0, smp_stats(self->fd, &ds));
+	base = ds.pm_intr_processed;
+	base_full = ds.pm_intr_bufferfull;
+	ASSERT_EQ(0, smp_simple(self->fd, PMC_IOC_PMCSTART, id));
+
+	for (i = 0; i <= rounds; i++) {
+		p[i * pgsz] = 1;	/* one fault: one sample */
+		ASSERT_EQ(0, smp_stats(self->fd, &ds));
+		counted = ds.pm_intr_processed - base;
+		if (i < rounds) {
+			ASSERT_EQ(0, smp_flushlog(self->fd));
+		} else {
+			ASSERT_EQ(0, smp_closelog(self->fd));
+		}
+		have = log_callchains(_metadata, self->path);
+		EXPECT_LE(counted, have)
+			TH_LOG("round %d (%s): %llu samples counted, %zu in the log",
+			       i, i < rounds ? "FLUSHLOG" : "CLOSELOG",
+			       (unsigned long long)counted, have);
+	}
+	EXPECT_EQ(base_full, ds.pm_intr_bufferfull);
+	munmap((void *)p, (rounds + 1) * pgsz);
+}
+
 TEST_HARNESS_MAIN
