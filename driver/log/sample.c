@@ -17,11 +17,13 @@
  * self-IPI). Where the tick is stopped irq_work_queue() raises a lazy work
  * at once, and a CPU with a lazy work queued keeps its tick
  * (irq_work_needs_cpu()). It runs at once (a second, immediate irq_work)
- * for an OVERFLOW entry (a signal is due), when the ring is a quarter full
- * or full, and when a consumer of the log asks: pmc_sample_flush() (FLUSHLOG,
- * CLOSELOG, a log's de-configuration) and pmc_sample_sync() (the owner's
- * exit) drain every CPU's ring before they return; the publisher merges no
- * record later than the oldest entry still in a ring (pmc_sample_horizon()).
+ * for an OVERFLOW entry (a signal is due), a MAP_IN or MAP_OUT (rare; the
+ * MAP_IN's task_work is due before the mapping task returns to user space),
+ * when the ring is a quarter full or full, and when a consumer of the log
+ * asks: pmc_sample_flush() (FLUSHLOG, CLOSELOG, a log's de-configuration)
+ * and pmc_sample_sync() (the owner's exit) drain every CPU's ring before
+ * they return; the publisher merges no record later than the oldest entry
+ * still in a ring (pmc_sample_horizon()).
  *
  * One producer per ring at a time: a handler interrupted by another one on
  * the same CPU (an NMI over an hrtimer sample) is detected by the per-CPU
@@ -300,7 +302,12 @@ void pmc_sample_map(struct pmc_log_state *log, bool in, pid_t pid,
 		get_task_struct(current);	/* an atomic increment */
 		s->task = current;
 	}
-	pmc_sample_commit(ring, false);
+	/*
+	 * At once: the drain adds the MAP_IN's task_work to the mapping task,
+	 * which must be there before that task returns to user space (the
+	 * record is then written before the mapping is used or reported).
+	 */
+	pmc_sample_commit(ring, true);
 }
 
 /* ------------------------------------------------------------ drain */

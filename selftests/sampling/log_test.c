@@ -307,34 +307,30 @@ static size_t log_callchains(struct __test_metadata *_metadata,
 
 /*
  * A sample waits in its CPU's ring for the drain at the next tick (lazy
- * irq_work) unless the ring is filling: at one sample a round it never is.
- * FLUSHLOG and CLOSELOG must drain the rings first, so every overflow the
- * driver counted (intr_processed, read before the op) is a CALLCHAIN in the
- * file when the op returns. One page fault a round, the op at once after
- * it: without the drain at the op, a round passes only where a tick came
- * in between (a few of 20 rounds on a 250 Hz tick).
+ * irq_work) unless the ring is filling: at 1 kHz it never is. FLUSHLOG and
+ * CLOSELOG must drain the rings first, so every overflow the driver counted
+ * (intr_processed, read before the op) is a CALLCHAIN in the file when the
+ * op returns. Each round spins until the driver has counted one more
+ * sample, then asks at once: without the drain at the op, a round passes
+ * only where a tick came in between (the sample is at most tens of us old
+ * against a tick every 4 ms at 250 Hz).
  */
 TEST_F(log, flush_and_close_stage_samples_waiting_for_the_tick)
 {
 	struct pmc_op_getdriverstats ds;
-	long pgsz = sysconf(_SC_PAGESIZE);
 	const int rounds = 20;
 	uint64_t base, base_full, counted;
 	size_t have;
-	volatile char *p;
 	int64_t id;
 	int lfd, i;
 
 	RETURN_IF_SKIPPED();
-	p = mmap(NULL, (rounds + 1) * pgsz, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	ASSERT_NE(MAP_FAILED, (void *)p);
 	lfd = open(self->path, O_WRONLY | O_TRUNC);
 	ASSERT_LE(0, lfd);
 	ASSERT_EQ(0, smp_configurelog(self->fd, lfd));
 	close(lfd);
 	id = smp_alloc_soft(self->fd, PMC_MODE_TS, PMC_CPU_ANY,
-			    PERF_COUNT_SW_PAGE_FAULTS, 1, 0);
+			    PERF_COUNT_SW_CPU_CLOCK, 1000000, 0);
 	ASSERT_LE(0, id);
 	ASSERT_EQ(0, smp_attach(self->fd, id, getpid()));
 	ASSERT_EQ(0, smp_stats(self->fd, &ds));
@@ -342,10 +338,15 @@ TEST_F(log, flush_and_close_stage_samples_waiting_for_the_tick)
 	base_full = ds.pm_intr_bufferfull;
 	ASSERT_EQ(0, smp_simple(self->fd, PMC_IOC_PMCSTART, id));
 
+	counted = 0;
 	for (i = 0; i <= rounds; i++) {
-		p[i * pgsz] = 1;	/* one fault: one sample */
-		ASSERT_EQ(0, smp_stats(self->fd, &ds));
-		counted = ds.pm_intr_processed - base;
+		uint64_t before = counted;
+
+		/* The thread runs (cpu-clock) until a sample is counted. */
+		do {
+			ASSERT_EQ(0, smp_stats(self->fd, &ds));
+			counted = ds.pm_intr_processed - base;
+		} while (counted == before);
 		if (i < rounds) {
 			ASSERT_EQ(0, smp_flushlog(self->fd));
 		} else {
@@ -357,8 +358,8 @@ TEST_F(log, flush_and_close_stage_samples_waiting_for_the_tick)
 			       i, i < rounds ? "FLUSHLOG" : "CLOSELOG",
 			       (unsigned long long)counted, have);
 	}
+	EXPECT_EQ(0, smp_simple(self->fd, PMC_IOC_PMCSTOP, id));
 	EXPECT_EQ(base_full, ds.pm_intr_bufferfull);
-	munmap((void *)p, (rounds + 1) * pgsz);
 }
 
 TEST_HARNESS_MAIN
