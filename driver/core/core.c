@@ -13,6 +13,7 @@
  */
 #include "pmc_core_priv.h"
 
+#include <linux/cpu.h>
 #include <linux/cpumask.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
@@ -81,6 +82,33 @@ static struct pmc_obj *pmc_lookup(struct pmc_file *pf, u32 id,
 	}
 	*pop = po;
 	return pm;
+}
+
+/*
+ * An op on a system PMC tests cpu_online() and then acts on the CPU's perf
+ * event. perf tears the CPU's context down when the CPU goes offline
+ * (perf_event_exit_cpu(), under cpu_hotplug_lock, taking the context's
+ * mutex), so the op holds the hotplug lock (read) across the test and the
+ * act: the test stays true for the act. It also keeps a thread that
+ * starts, stops and reads a CPU's PMCs in a loop from starving that
+ * teardown: each such op holds the context's mutex while it calls the CPU
+ * (an IPI), and with one host thread running every vCPU in turn (TCG with
+ * -icount) the teardown's optimistic spin on that mutex only ever ran while
+ * the op held it again: the arm64 guest hung in faults-hotplug's
+ * churn_cycles. With the hotplug lock the teardown waits for the op in
+ * flight and the next op waits for the teardown. Order: the owner's lock,
+ * cpu_hotplug_lock, perf's context mutex. Process context.
+ */
+static void pmc_cpu_hold(const struct pmc_obj *pm)
+{
+	if (PMC_IS_SYSTEM_MODE(pm->mode))
+		cpus_read_lock();
+}
+
+static void pmc_cpu_unhold(const struct pmc_obj *pm)
+{
+	if (PMC_IS_SYSTEM_MODE(pm->mode))
+		cpus_read_unlock();
 }
 
 /* The CPU field of the debug events of @pm: its CPU, or -1 (process mode). */
@@ -392,7 +420,11 @@ static int pmc_obj_install(struct pmc_owner *po, struct pmc_obj *pm,
 		pmc_dbg(PMC_DBG_CPU, PMC_DBG_BIND, pm->id,
 			task_tgid_nr(current), pm->cpu, pm->row);
 	if (PMC_IS_SYSTEM_MODE(pm->mode) && cd->class != PMC_CLASS_TSC) {
-		pm->sysev = pmc_event_create(pm, pm->cpu, NULL, false);
+		pmc_cpu_hold(pm);
+		pm->sysev = cpu_online(pm->cpu) ?
+			pmc_event_create(pm, pm->cpu, NULL, false) :
+			ERR_PTR(-ENXIO);
+		pmc_cpu_unhold(pm);
 		if (IS_ERR(pm->sysev)) {
 			ret = PTR_ERR(pm->sysev);
 			pm->sysev = NULL;
@@ -505,7 +537,9 @@ long pmc_op_pmcrelease(struct pmc_file *pf, void __user *arg)
 	pm = pmc_lookup(pf, sp.pm_pmcid, &po);
 	if (IS_ERR(pm))
 		return PTR_ERR(pm);
+	pmc_cpu_hold(pm);
 	pmc_release_pmc(pm);
+	pmc_cpu_unhold(pm);
 	pmc_owner_unlock(po);
 	return 0;
 }
@@ -561,6 +595,7 @@ long pmc_op_pmcstart(struct pmc_file *pf, void __user *arg)
 	pm = pmc_lookup(pf, sp.pm_pmcid, &po);
 	if (IS_ERR(pm))
 		return PTR_ERR(pm);
+	pmc_cpu_hold(pm);
 	if (PMC_IS_SYSTEM_MODE(pm->mode)) {
 		if (!cpu_online(pm->cpu))
 			ret = -ENXIO;
@@ -603,6 +638,7 @@ long pmc_op_pmcstart(struct pmc_file *pf, void __user *arg)
 			task_tgid_nr(current), pmc_dbg_cpu(pm), 0);
 	if (PMC_IS_VIRTUAL_MODE(pm->mode))
 		pmc_selfread_update(po, pm->group);
+	pmc_cpu_unhold(pm);
 	pmc_owner_unlock(po);
 	return ret;
 }
@@ -619,6 +655,7 @@ long pmc_op_pmcstop(struct pmc_file *pf, void __user *arg)
 	pm = pmc_lookup(pf, sp.pm_pmcid, &po);
 	if (IS_ERR(pm))
 		return PTR_ERR(pm);
+	pmc_cpu_hold(pm);
 	if (PMC_IS_SYSTEM_MODE(pm->mode) && !cpu_online(pm->cpu))
 		ret = -ENXIO;
 	else
@@ -628,6 +665,7 @@ long pmc_op_pmcstop(struct pmc_file *pf, void __user *arg)
 			task_tgid_nr(current), pmc_dbg_cpu(pm), 0);
 	if (PMC_IS_VIRTUAL_MODE(pm->mode))
 		pmc_selfread_update(po, pm->group);
+	pmc_cpu_unhold(pm);
 	pmc_owner_unlock(po);
 	return ret;
 }
@@ -668,6 +706,7 @@ long pmc_op_pmcrw(struct pmc_file *pf, void __user *arg)
 	pm = pmc_lookup(pf, prw.pm_pmcid, &po);
 	if (IS_ERR(pm))
 		return PTR_ERR(pm);
+	pmc_cpu_hold(pm);
 	if (prw.pm_flags & PMC_F_NEWVALUE) {
 		if (pm->state == PMC_STATE_RUNNING)
 			ret = -EBUSY;
@@ -695,6 +734,7 @@ long pmc_op_pmcrw(struct pmc_file *pf, void __user *arg)
 	if (!(prw.pm_flags & PMC_F_NEWVALUE) || (prw.pm_flags & PMC_F_OLDVALUE))
 		prw.pm_value = old;
 out:
+	pmc_cpu_unhold(pm);
 	pmc_owner_unlock(po);
 	if (!ret && copy_to_user(arg, &prw, sizeof(prw)))
 		ret = -EFAULT;
@@ -713,6 +753,7 @@ long pmc_op_pmcsetcount(struct pmc_file *pf, void __user *arg)
 	pm = pmc_lookup(pf, sc.pm_pmcid, &po);
 	if (IS_ERR(pm))
 		return PTR_ERR(pm);
+	pmc_cpu_hold(pm);
 	if (pm->state == PMC_STATE_RUNNING) {
 		ret = -EBUSY;
 	} else if (PMC_IS_SAMPLING_MODE(pm->mode)) {
@@ -742,6 +783,7 @@ long pmc_op_pmcsetcount(struct pmc_file *pf, void __user *arg)
 	if (!ret)
 		pmc_dbg(PMC_DBG_PMC, PMC_DBG_CONFIG, pm->id,
 			task_tgid_nr(current), pmc_dbg_cpu(pm), sc.pm_count);
+	pmc_cpu_unhold(pm);
 	pmc_owner_unlock(po);
 	return ret;
 }
@@ -827,6 +869,7 @@ long pmc_op_pmcreadset(struct pmc_file *pf, void __user *arg)
 	} set[PMC_READSET_MAX];
 	u32 ids[PMC_READSET_MAX];
 	struct pmc_owner *po;
+	bool sys = false;
 	unsigned int i;
 	int ret = 0;
 
@@ -846,15 +889,23 @@ long pmc_op_pmcreadset(struct pmc_file *pf, void __user *arg)
 		set[i].pm = pmc_find_pmc(po, ids[i]);
 		if (!set[i].pm)
 			ret = -EINVAL;
-		else if (PMC_IS_SYSTEM_MODE(set[i].pm->mode) &&
-			 !cpu_online(set[i].pm->cpu))
-			ret = -ENXIO;
+		else if (PMC_IS_SYSTEM_MODE(set[i].pm->mode))
+			sys = true;
 	}
+	/* As pmc_cpu_hold(), once for the whole set. */
+	if (sys)
+		cpus_read_lock();
+	for (i = 0; i < rs.pm_count && !ret; i++)
+		if (PMC_IS_SYSTEM_MODE(set[i].pm->mode) &&
+		    !cpu_online(set[i].pm->cpu))
+			ret = -ENXIO;
 	if (!ret) {
 		rs.pm_timestamp = ktime_get_ns();
 		for (i = 0; i < rs.pm_count; i++)
 			set[i].value = pmc_read_value(set[i].pm);
 	}
+	if (sys)
+		cpus_read_unlock();
 	pmc_owner_unlock(po);
 	if (ret)
 		return ret;

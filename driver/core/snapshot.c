@@ -234,8 +234,9 @@ void pmc_snap_targets_changed(struct pmc_obj *pm)
 
 /*
  * @pm (running now) starts writing records: a system PMC joins its set's
- * timer on its CPU, arming one if it is the first. Owner's lock held;
- * process context. Returns 0 or -ENOMEM / -ENXIO (CPU gone).
+ * timer on its CPU, arming one if it is the first. Owner's lock and, for a
+ * system PMC, cpu_hotplug_lock held (pmc_cpu_hold()); process context.
+ * Returns 0 or -ENOMEM / -ENXIO (CPU gone).
  */
 int pmc_snap_start(struct pmc_obj *pm)
 {
@@ -278,9 +279,7 @@ int pmc_snap_start(struct pmc_obj *pm)
 	snap->pms[snap->n++] = pm;
 	snap->size = pmc_snap_set_size(snap);
 	pm->snap = snap;
-	cpus_read_lock();
 	ret = smp_call_function_single(pm->cpu, pmc_snap_arm, snap, 1);
-	cpus_read_unlock();
 	if (ret) {
 		pm->snap = NULL;
 		hrtimer_cancel(&snap->timer);

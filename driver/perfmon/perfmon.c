@@ -190,16 +190,24 @@ static int pmc_perfmon_create(struct pmc_perfmon_ctr *ctr,
 	return 0;
 }
 
+/*
+ * The per-CPU loops below hold cpu_hotplug_lock (read), as the core's ops
+ * on a system PMC do (pmc_cpu_hold(), driver/core/core.c): a CPU's teardown
+ * takes the mutex of the context these calls hold while they call the CPU.
+ */
+
 /* The sum of the per-CPU counts. Caller holds pmc_perfmon_lock. */
 static u64 pmc_perfmon_sum(const struct pmc_perfmon_ctr *ctr)
 {
 	u64 sum = 0, enabled, running;
 	unsigned int cpu;
 
+	cpus_read_lock();
 	for (cpu = 0; cpu < nr_cpu_ids; cpu++)
 		if (ctr->events[cpu])
 			sum += perf_event_read_value(ctr->events[cpu], &enabled,
 						     &running);
+	cpus_read_unlock();
 	return sum;
 }
 
@@ -207,9 +215,11 @@ static void pmc_perfmon_stop(struct pmc_perfmon_ctr *ctr)
 {
 	unsigned int cpu;
 
+	cpus_read_lock();
 	for (cpu = 0; cpu < nr_cpu_ids; cpu++)
 		if (ctr->events[cpu])
 			perf_event_disable(ctr->events[cpu]);
+	cpus_read_unlock();
 	ctr->running = false;
 }
 
@@ -222,9 +232,11 @@ static int pmc_perfmon_start(struct pmc_perfmon_ctr *ctr)
 {
 	unsigned int cpu;
 
+	cpus_read_lock();
 	for (cpu = 0; cpu < nr_cpu_ids; cpu++)
 		if (ctr->events[cpu])
 			perf_event_enable(ctr->events[cpu]);
+	cpus_read_unlock();
 	ctr->running = true;
 
 	for (cpu = 0; cpu < nr_cpu_ids; cpu++) {

@@ -92,27 +92,43 @@ static int count_samples(FIXTURE_DATA(hwsampling) * self, uint32_t id,
 
 TEST_F(hwsampling, process_samples_come_from_nmi)
 {
-	long long periods, in_nmi;
+	long long periods, counted, in_nmi;
 	struct hw_window w;
 	struct samples s;
-	uint32_t id;
+	uint32_t id, cid;
+	uint64_t v = 0;
 
 	if (_metadata->skip)
 		return;
 	ASSERT_EQ(0, hw_alloc(self->fd, &self->ci, PMC_MODE_TS, PMC_CPU_ANY,
 			      PERF_TYPE_RAW, HW_RAW_EVENT, PERIOD, 0, &id));
 	ASSERT_EQ(0, pmc_t_attach(self->fd, id, 0, 0));
+	/* The same event counted around the sampling one: its periods. */
+	ASSERT_EQ(0, hw_alloc(self->fd, &self->ci, PMC_MODE_TC, PMC_CPU_ANY,
+			      PERF_TYPE_RAW, HW_RAW_EVENT, 0, 0, &cid));
+	ASSERT_EQ(0, pmc_t_attach(self->fd, cid, 0, 0));
+	ASSERT_EQ(0, pmc_t_start(self->fd, cid));
 	ASSERT_EQ(0, hw_start(self->fd, id, CLOCK_THREAD_CPUTIME_ID, &w));
 	tp_busy_ns(200000000);
 	ASSERT_EQ(0, hw_stop(self->fd, id, CLOCK_THREAD_CPUTIME_ID, &w));
+	ASSERT_EQ(0, pmc_t_stop(self->fd, cid));
+	ASSERT_EQ(0, pmc_t_read(self->fd, cid, &v));
 	ASSERT_EQ(0, count_samples(self, id, &s));
 	in_nmi = tp_stat("overflows_in_nmi") - self->in_nmi;
 	periods = (w.outer1 - w.outer0) / PERIOD;
-	TH_LOG("%lld samples (%lld user, %lld own), %lld overflows in NMI, about %lld periods",
-	       s.n, s.user, s.own, in_nmi, periods);
+	counted = v / PERIOD;
+	TH_LOG("%lld samples (%lld user, %lld own), %lld overflows in NMI, about %lld periods of CPU time, %lld counted",
+	       s.n, s.user, s.own, in_nmi, periods, counted);
 	EXPECT_EQ(0, tp_stat("overflows_outside_nmi") - self->outside);
 	EXPECT_EQ(in_nmi, s.n);
-	EXPECT_LE(s.n, periods + 1);
+	/*
+	 * At most one sample per period the counter counted. Not bounded by
+	 * the thread's CPU time: the test PMU counts local_clock() from the
+	 * event's add to its del, which includes the part of each context
+	 * switch the scheduler does not charge to the task (2.3 % more on
+	 * the PREEMPT_RT debug kernel, which switches often and slowly).
+	 */
+	EXPECT_LE(s.n, counted + 1);
 	EXPECT_LE((long long)((w.inner1 - w.inner0) * 0.99 / PERIOD) - 1, s.n);
 	EXPECT_EQ(s.n, s.own);
 	/*
