@@ -14,9 +14,9 @@
  *
  * The drain is lazy: it runs at the CPU's next tick, so that a sample costs
  * one interrupt (the overflow) and not two (the overflow and the drain's
- * self-IPI; not on PREEMPT_RT: pmc_sample_commit()). Where the tick is
- * stopped irq_work_queue() raises a lazy work at once, and a CPU with a
- * lazy work queued keeps its tick (irq_work_needs_cpu()). It runs at once (a second, immediate irq_work)
+ * self-IPI). Where the tick is stopped irq_work_queue() raises a lazy work
+ * at once, and a CPU with a lazy work queued keeps its tick
+ * (irq_work_needs_cpu()). It runs at once (a second, immediate irq_work)
  * for an OVERFLOW entry (a signal is due), a MAP_IN or MAP_OUT (rare; the
  * MAP_IN's task_work is due before the mapping task returns to user space),
  * when the ring is a quarter full or full, and when a consumer of the log
@@ -150,11 +150,9 @@ busy:
  * if @now or the ring is a quarter full, else at the next tick. NMI-safe,
  * on the ring's CPU.
  *
- * On PREEMPT_RT always at once, as before the lazy drain: there, with the
- * drain woken in the irq_work kthread by the tick, hwclass-sampling's
- * process_samples_come_from_nmi found 2 to 10 more overflows of the test
- * PMU than the thread's CPU time has periods (4 runs of 200 ms; none with
- * the immediate drain). Not understood yet: docs/performance.md.
+ * On PREEMPT_RT both works are run by the CPU's irq_work kthread: the lazy
+ * one is woken by the tick (irq_work_tick()), the immediate one by the
+ * irq_work interrupt.
  */
 static void pmc_sample_commit(struct pmc_sample_ring *ring, bool now)
 {
@@ -163,8 +161,7 @@ static void pmc_sample_commit(struct pmc_sample_ring *ring, bool now)
 	/* The entry is complete before the drain can see it. */
 	smp_store_release(&ring->prod, prod);
 	this_cpu_dec(pmc_sample_rings.nest);
-	if (now || IS_ENABLED(CONFIG_PREEMPT_RT) ||
-	    prod - READ_ONCE(ring->cons) >= (pmc_nsamples >> 2))
+	if (now || prod - READ_ONCE(ring->cons) >= (pmc_nsamples >> 2))
 		irq_work_queue(&ring->now);
 	else
 		irq_work_queue(&ring->lazy);
