@@ -478,9 +478,13 @@ void pmc_sample_flush(void)
 							   cpu);
 
 		/*
-		 * -ENXIO: the CPU is offline, and its ring empty (a dying
-		 * CPU runs its irq_works, lazy ones included). One going
-		 * down meanwhile runs the kick as it dies, then the drain.
+		 * -ENXIO: the CPU is offline. A dying CPU runs its irq_works,
+		 * lazy ones included, and one going down meanwhile runs the
+		 * kick as it dies, then the drain. Its ring is skipped: yet
+		 * faults-hotplug found a ring not empty with its lazy work
+		 * still queued on an offline CPU (a wait for it there never
+		 * ended); those entries are staged when the CPU is back.
+		 * Open: docs/performance.md.
 		 */
 		if (pmc_sample_pending(ring))
 			smp_call_function_single(cpu, pmc_sample_kick, ring, 1);
