@@ -41,6 +41,7 @@
 #include "debug/pmc_debug.h"
 #include "map_hooks.h"
 
+#include <linux/cpu.h>
 #include <linux/irq_work.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
@@ -465,6 +466,36 @@ static void pmc_sample_kick(void *info)
 	irq_work_queue(&ring->now);
 }
 
+/*
+ * The ring of @cpu, found offline (-ENXIO) with entries: a dying CPU runs
+ * its irq_works, lazy ones included, yet faults-hotplug found a ring with
+ * entries and its lazy work still queued on an offline CPU (a wait for the
+ * work never ended). Drained here instead, the CPU held offline: neither
+ * of its works can run meanwhile (they find the ring empty when it comes
+ * back), nor can a producer. With IRQs off as in the irq_work interrupt;
+ * on PREEMPT_RT, where the drain may allocate with the slab's sleeping
+ * locks, preemptible on one CPU as in the irq_work kthread. Process
+ * context, under pmc_sample_sync_lock.
+ */
+static void pmc_sample_drain_offline(int cpu, struct pmc_sample_ring *ring)
+{
+	unsigned long flags;
+
+	cpus_read_lock();
+	if (!cpu_online(cpu) && pmc_sample_pending(ring)) {
+		if (IS_ENABLED(CONFIG_PREEMPT_RT)) {
+			migrate_disable();	/* a kthread bound to a CPU */
+			pmc_sample_drain(ring);
+			migrate_enable();
+		} else {
+			local_irq_save(flags);
+			pmc_sample_drain(ring);
+			local_irq_restore(flags);
+		}
+	}
+	cpus_read_unlock();
+}
+
 void pmc_sample_flush(void)
 {
 	int cpu;
@@ -477,17 +508,9 @@ void pmc_sample_flush(void)
 		struct pmc_sample_ring *ring = per_cpu_ptr(&pmc_sample_rings,
 							   cpu);
 
-		/*
-		 * -ENXIO: the CPU is offline. A dying CPU runs its irq_works,
-		 * lazy ones included, and one going down meanwhile runs the
-		 * kick as it dies, then the drain. Its ring is skipped: yet
-		 * faults-hotplug found a ring not empty with its lazy work
-		 * still queued on an offline CPU (a wait for it there never
-		 * ended); those entries are staged when the CPU is back.
-		 * Open: docs/performance.md.
-		 */
-		if (pmc_sample_pending(ring))
-			smp_call_function_single(cpu, pmc_sample_kick, ring, 1);
+		if (pmc_sample_pending(ring) &&
+		    smp_call_function_single(cpu, pmc_sample_kick, ring, 1))
+			pmc_sample_drain_offline(cpu, ring);
 	}
 	/*
 	 * A kicked drain reads prod after the kick, on the CPU that committed
