@@ -177,13 +177,16 @@ static void pmc_log_merge(struct pmc_log_state *log, unsigned int *n,
  * other, so a record staged meanwhile on a CPU already taken would be
  * missing from the pass while a later one of another CPU is not: the
  * records after the start wait for the next pass (queued here, unless
- * @all), and the order holds from pass to pass. With @all (a flush, the
+ * @all), and the order holds from pass to pass. The start is no later than
+ * the oldest sample still in a sample ring (whose drain runs at the next
+ * tick), for the same reason. With @all (a flush, the
  * owner's exit) they are published too, after the others. Context:
  * process, pub_lock held.
  */
 static void pmc_log_publish_pass(struct pmc_log_state *log, bool all)
 {
-	u64 start = ktime_get_ns();
+	/* Not past a sample still waiting in a ring for its drain. */
+	u64 start = min(ktime_get_ns(), pmc_sample_horizon());
 	struct pmc_log_cpu *lc;
 	unsigned int n = 0;
 	int cpu;
@@ -422,6 +425,8 @@ static int pmc_log_close_file(struct pmc_log_state *log, enum pmc_log_wait how)
 {
 	int ret;
 
+	/* The samples still in the rings go to the file too. */
+	pmc_sample_flush();
 	mutex_lock(&log->pub_lock);
 	pmc_log_publish_locked(log, true);
 	pmc_log_file_stop(log);
@@ -604,6 +609,8 @@ long pmc_op_flushlog(struct pmc_file *pf, void __user *arg)
 		ret = -EINVAL;
 		goto out;
 	}
+	/* Every sample taken so far, those waiting for a tick included. */
+	pmc_sample_flush();
 	pmc_log_publish(log, true);
 	if (log->file) {
 		ret = pmc_log_file_drain(log, PMC_LOG_WAIT_INTR);
@@ -664,6 +671,8 @@ long pmc_op_closelog(struct pmc_file *pf, void __user *arg)
 		ret = -EINVAL;
 		goto out;
 	}
+	/* The samples taken so far come before the CLOSELOG. */
+	pmc_sample_flush();
 	c = pmc_log_begin(log, PMCLOG_TYPE_CLOSELOG, sizeof(*c), 0, &rsv);
 	if (c)
 		pmc_log_end(&rsv);

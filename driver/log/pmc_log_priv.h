@@ -326,10 +326,24 @@ void pmc_ring_detach(struct pmc_log_state *log);
 int pmc_sample_init(void);
 void pmc_sample_exit(void);
 /*
+ * Stage every entry committed to a sample ring before the call, on every
+ * CPU, those waiting for a tick included, before returning: an IPI to each
+ * CPU whose ring is not empty, which runs the ring's drain at once, and a
+ * wait for it. Process context, no spinlock held (a log's cfg_lock may be).
+ */
+void pmc_sample_flush(void);
+/*
  * Wait until every sample taken so far is staged (or dropped): in-flight
- * overflow handlers (RCU) and the per-CPU drains. Process context.
+ * overflow handlers (RCU), then pmc_sample_flush(). Process context.
  */
 void pmc_sample_sync(void);
+/*
+ * The pl_tsc of the oldest entry still in a sample ring (any CPU, any
+ * owner), or U64_MAX: records later than it wait for the next publishing
+ * pass, so that the drain's records keep the stream in pl_tsc order.
+ * Process context (the publisher).
+ */
+u64 pmc_sample_horizon(void);
 
 /*
  * sample_ovf.c: an OVF_SIGNAL PMC overflowed in @task. Takes over the

@@ -8,9 +8,22 @@
  * preemption off for the other software events; it is written as NMI code.
  * It fills the next entry of this CPU's ring (nsamples entries of
  * callchaindepth frames, allocated at load), publishes it with a release
- * store of the producer index, and raises the ring's irq_work, whose handler
- * (hard IRQ, same CPU) turns the entries into CALLCHAIN records staged in
+ * store of the producer index, and queues the ring's drain (irq_work, hard
+ * IRQ, same CPU), which turns the entries into CALLCHAIN records staged in
  * the owner's log buffers.
+ *
+ * The drain is lazy: it runs at the CPU's next tick, so that a sample costs
+ * one interrupt (the overflow) and not two (the overflow and the drain's
+ * self-IPI). Where the tick is stopped irq_work_queue() raises a lazy work
+ * at once, and a CPU with a lazy work queued keeps its tick
+ * (irq_work_needs_cpu()). It runs at once (a second, immediate irq_work)
+ * for an OVERFLOW entry (a signal is due), a MAP_IN or MAP_OUT (rare; the
+ * MAP_IN's task_work is due before the mapping task returns to user space),
+ * when the ring is a quarter full or full, and when a consumer of the log
+ * asks: pmc_sample_flush() (FLUSHLOG, CLOSELOG, a log's de-configuration)
+ * and pmc_sample_sync() (the owner's exit) drain every CPU's ring before
+ * they return; the publisher merges no record later than the oldest entry
+ * still in a ring (pmc_sample_horizon()).
  *
  * One producer per ring at a time: a handler interrupted by another one on
  * the same CPU (an NMI over an hrtimer sample) is detected by the per-CPU
@@ -28,6 +41,7 @@
 #include "debug/pmc_debug.h"
 #include "map_hooks.h"
 
+#include <linux/cpu.h>
 #include <linux/irq_work.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
@@ -82,6 +96,14 @@ struct pmc_sample {
  * @cons:	entries consumed; written by the drain only
  * @nest:	handlers filling an entry on this CPU (nesting guard)
  * @entries:	nsamples entries of @stride bytes
+ * @lazy:	the drain at the CPU's next tick (IRQ_WORK_LAZY)
+ * @now:	the same drain at once (a self-IPI, or an IPI's irq_work)
+ *
+ * Both works run the drain on the ring's CPU and never beside each other:
+ * in hard IRQ with IRQs off (the tick, the irq_work interrupt, or a CPU's
+ * own dying step), or on PREEMPT_RT (neither is IRQ_WORK_INIT_HARD) one
+ * after the other in the CPU's irq_work kthread. A drain is never called
+ * otherwise: a direct call (from an IPI) could interrupt the kthread's.
  */
 struct pmc_sample_ring {
 	unsigned int prod;
@@ -89,7 +111,8 @@ struct pmc_sample_ring {
 	int nest;
 	unsigned int stride;
 	u8 *entries;
-	struct irq_work work;
+	struct irq_work lazy;
+	struct irq_work now;
 };
 
 static DEFINE_PER_CPU(struct pmc_sample_ring, pmc_sample_rings);
@@ -123,12 +146,26 @@ busy:
 	return NULL;
 }
 
-/* Publish the entry pmc_sample_reserve() gave. NMI-safe. */
-static void pmc_sample_commit(struct pmc_sample_ring *ring)
+/*
+ * Publish the entry pmc_sample_reserve() gave and queue the drain: at once
+ * if @now or the ring is a quarter full, else at the next tick. NMI-safe,
+ * on the ring's CPU.
+ *
+ * On PREEMPT_RT both works are run by the CPU's irq_work kthread: the lazy
+ * one is woken by the tick (irq_work_tick()), the immediate one by the
+ * irq_work interrupt.
+ */
+static void pmc_sample_commit(struct pmc_sample_ring *ring, bool now)
 {
+	unsigned int prod = ring->prod + 1;
+
 	/* The entry is complete before the drain can see it. */
-	smp_store_release(&ring->prod, ring->prod + 1);
+	smp_store_release(&ring->prod, prod);
 	this_cpu_dec(pmc_sample_rings.nest);
+	if (now || prod - READ_ONCE(ring->cons) >= (pmc_nsamples >> 2))
+		irq_work_queue(&ring->now);
+	else
+		irq_work_queue(&ring->lazy);
 }
 
 /* ------------------------------------------------------------ capture */
@@ -232,19 +269,19 @@ void pmc_sample_overflow(struct perf_event *event,
 		s->group = pm->group;
 		s->signo = pm->signo;
 	}
-	pmc_sample_commit(ring);
+	/* An OVERFLOW entry at once: its signal is due. */
+	pmc_sample_commit(ring, ovf);
 
 	atomic64_inc(&pmc_stats.intr_processed);
 	pmc_dbg(PMC_DBG_SAMPLING, PMC_DBG_INTR, pm->id, s->tid,
 		smp_processor_id(), s->npc);
-	irq_work_queue(&ring->work);
 	return;
 
 drop:
 	atomic64_inc(&pmc_stats.intr_bufferfull);
 	if (log)
 		atomic64_inc(&log->lost_samples);
-	irq_work_queue(&ring->work);
+	irq_work_queue(&ring->now);
 }
 
 void pmc_sample_map(struct pmc_log_state *log, bool in, pid_t pid,
@@ -270,8 +307,12 @@ void pmc_sample_map(struct pmc_log_state *log, bool in, pid_t pid,
 		get_task_struct(current);	/* an atomic increment */
 		s->task = current;
 	}
-	pmc_sample_commit(ring);
-	irq_work_queue(&ring->work);
+	/*
+	 * At once: the drain adds the MAP_IN's task_work to the mapping task,
+	 * which must be there before that task returns to user space (the
+	 * record is then written before the mapping is used or reported).
+	 */
+	pmc_sample_commit(ring, true);
 }
 
 /* ------------------------------------------------------------ drain */
@@ -303,17 +344,16 @@ static void pmc_sample_stage(struct pmc_sample *s)
 }
 
 /*
- * irq_work of a ring: hard IRQ on the ring's CPU, so it never runs beside
- * the producer except as the interrupted party of an NMI. On PREEMPT_RT
- * (not IRQ_WORK_INIT_HARD) the CPU's irq_work kthread runs it, preemptible:
- * a producer may then interrupt it at any point, which the ring's
- * acquire/release protocol allows; it stages under the log's raw locks.
+ * The drain of a ring, from either of its irq_works: hard IRQ on the ring's
+ * CPU, so it never runs beside the producer except as the interrupted party
+ * of an NMI. On PREEMPT_RT (not IRQ_WORK_INIT_HARD) the CPU's irq_work
+ * kthread runs it, preemptible: a producer may then interrupt it at any
+ * point, which the ring's acquire/release protocol allows; it stages under
+ * the log's raw locks. Each entry's @cons is released after the entry is
+ * staged: a ring whose @cons has reached an entry holds nothing of it.
  */
-static void pmc_sample_drain(struct irq_work *work)
+static void pmc_sample_drain(struct pmc_sample_ring *ring)
 {
-	struct pmc_sample_ring *ring = container_of(work,
-						    struct pmc_sample_ring,
-						    work);
 	unsigned int cons = ring->cons;
 	/* Pairs with the handler's release of prod: entries are complete. */
 	unsigned int prod = smp_load_acquire(&ring->prod);
@@ -342,39 +382,156 @@ static void pmc_sample_drain(struct irq_work *work)
 	atomic64_inc(&pmc_stats.log_sweeps);
 }
 
+/* The lazy irq_work: the CPU's tick (hard IRQ), or its irq_work kthread. */
+static void pmc_sample_drain_lazy(struct irq_work *work)
+{
+	pmc_sample_drain(container_of(work, struct pmc_sample_ring, lazy));
+}
+
+/* The immediate irq_work: hard IRQ, or the CPU's irq_work kthread. */
+static void pmc_sample_drain_now(struct irq_work *work)
+{
+	pmc_sample_drain(container_of(work, struct pmc_sample_ring, now));
+}
+
+/*
+ * Does @ring hold entries not yet staged? Any context, any CPU: the acquire
+ * of @cons pairs with the drain's release, so what the drain staged for the
+ * entries before @cons is visible to a caller that finds none.
+ */
+static bool pmc_sample_pending(struct pmc_sample_ring *ring)
+{
+	/* Pairs with the drain's release of cons. */
+	return smp_load_acquire(&ring->cons) != READ_ONCE(ring->prod);
+}
+
+u64 pmc_sample_horizon(void)
+{
+	u64 oldest = U64_MAX;
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct pmc_sample_ring *ring = per_cpu_ptr(&pmc_sample_rings,
+							   cpu);
+		unsigned int cons;
+		u64 tsc;
+
+		if (!ring->entries)
+			continue;
+		for (;;) {
+			/* Pairs with the drain's release: cons is consumed. */
+			cons = smp_load_acquire(&ring->cons);
+			/* Pairs with the handler's release: tsc is written. */
+			if (cons == smp_load_acquire(&ring->prod))
+				break;
+			tsc = READ_ONCE(pmc_sample_at(ring, cons)->tsc);
+			/*
+			 * The entry was still there (not reused) while read
+			 * if cons has not moved; if it has, the entry is
+			 * staged and the next one is looked at.
+			 */
+			smp_rmb();
+			if (READ_ONCE(ring->cons) == cons) {
+				oldest = min(oldest, tsc);
+				break;
+			}
+		}
+	}
+	return oldest;
+}
+
 /* ------------------------------------------------------------ lifecycle */
 
 /*
- * Serialises the waits of pmc_sample_sync() (process context; taken under
- * no lock of the driver's or the kernel's, nothing is taken inside it). The
- * drains are not marked IRQ_WORK_INIT_HARD: on PREEMPT_RT they run in the
- * per-CPU irq_work kthread, and irq_work_sync() then sleeps on the work's
- * rcuwait, which has room for one waiter only: a second thread syncing the
- * same work at once replaced the first, which was never woken (two pmc-fuzz
- * threads hung at file release). One waiter at a time here.
+ * Serialises the waits of pmc_sample_flush() (process context; taken under
+ * no spinlock, with at most a log's cfg_lock held, nothing is taken inside
+ * it). The drains are not marked IRQ_WORK_INIT_HARD: on PREEMPT_RT they run
+ * in the per-CPU irq_work kthread, and irq_work_sync() then sleeps on the
+ * work's rcuwait, which has room for one waiter only: a second thread
+ * syncing the same work at once replaced the first, which was never woken
+ * (two pmc-fuzz threads hung at file release). One waiter at a time here.
  */
 static DEFINE_MUTEX(pmc_sample_sync_lock);
 
-void pmc_sample_sync(void)
+/*
+ * IPI (hard IRQ, IRQs off) on the ring's CPU, or a direct call there with
+ * IRQs off: queue the immediate drain. It runs when the IPI returns (or in
+ * the irq_work kthread on PREEMPT_RT), after any drain of this ring already
+ * running there, never beside it.
+ */
+static void pmc_sample_kick(void *info)
+{
+	struct pmc_sample_ring *ring = info;
+
+	irq_work_queue(&ring->now);
+}
+
+/*
+ * The ring of @cpu, found offline (-ENXIO) with entries: a dying CPU runs
+ * its irq_works, lazy ones included, yet faults-hotplug found a ring with
+ * entries and its lazy work still queued on an offline CPU (a wait for the
+ * work never ended). Drained here instead, the CPU held offline: neither
+ * of its works can run meanwhile (they find the ring empty when it comes
+ * back), nor can a producer. With IRQs off as in the irq_work interrupt;
+ * on PREEMPT_RT, where the drain may allocate with the slab's sleeping
+ * locks, preemptible on one CPU as in the irq_work kthread. Process
+ * context, under pmc_sample_sync_lock.
+ */
+static void pmc_sample_drain_offline(int cpu, struct pmc_sample_ring *ring)
+{
+	unsigned long flags;
+
+	cpus_read_lock();
+	if (!cpu_online(cpu) && pmc_sample_pending(ring)) {
+		if (IS_ENABLED(CONFIG_PREEMPT_RT)) {
+			migrate_disable();	/* a kthread bound to a CPU */
+			pmc_sample_drain(ring);
+			migrate_enable();
+		} else {
+			local_irq_save(flags);
+			pmc_sample_drain(ring);
+			local_irq_restore(flags);
+		}
+	}
+	cpus_read_unlock();
+}
+
+void pmc_sample_flush(void)
 {
 	int cpu;
 
-	/* Overflow handlers run with preemption off: RCU readers. */
-	synchronize_rcu();
-	/*
-	 * Every entry committed before the grace period is covered by a busy
-	 * (queued or running) drain: a work not busy now has nothing of the
-	 * caller's left. Skipping it spares irq_work_sync()'s grace period
-	 * on PREEMPT_RT; the works are static, never freed here.
-	 */
+	/* The caller's view of the rings is at least as new as its call. */
+	smp_mb();
 	mutex_lock(&pmc_sample_sync_lock);
+	/* Every CPU's drain asked for first, so that they run together. */
 	for_each_possible_cpu(cpu) {
-		struct irq_work *work = &per_cpu(pmc_sample_rings, cpu).work;
+		struct pmc_sample_ring *ring = per_cpu_ptr(&pmc_sample_rings,
+							   cpu);
+
+		if (pmc_sample_pending(ring) &&
+		    smp_call_function_single(cpu, pmc_sample_kick, ring, 1))
+			pmc_sample_drain_offline(cpu, ring);
+	}
+	/*
+	 * A kicked drain reads prod after the kick, on the CPU that committed
+	 * the entries: it stages all of them before the work is idle again.
+	 * The works are static, never freed here.
+	 */
+	for_each_possible_cpu(cpu) {
+		struct irq_work *work = &per_cpu(pmc_sample_rings, cpu).now;
 
 		if (irq_work_is_busy(work))
 			irq_work_sync(work);
 	}
 	mutex_unlock(&pmc_sample_sync_lock);
+}
+
+void pmc_sample_sync(void)
+{
+	/* Overflow handlers run with preemption off: RCU readers. */
+	synchronize_rcu();
+	/* Then every entry they committed is staged by the flush. */
+	pmc_sample_flush();
 }
 
 int pmc_sample_init(void)
@@ -391,7 +548,8 @@ int pmc_sample_init(void)
 		ring->cons = 0;
 		ring->nest = 0;
 		ring->stride = stride;
-		init_irq_work(&ring->work, pmc_sample_drain);
+		init_irq_work(&ring->now, pmc_sample_drain_now);
+		ring->lazy = IRQ_WORK_INIT_LAZY(pmc_sample_drain_lazy);
 		ring->entries = kvzalloc_node((size_t)stride * pmc_nsamples,
 					      GFP_KERNEL, cpu_to_node(cpu));
 		if (!ring->entries)
@@ -411,7 +569,8 @@ void pmc_sample_exit(void)
 	for_each_possible_cpu(cpu) {
 		struct pmc_sample_ring *ring = per_cpu_ptr(&pmc_sample_rings, cpu);
 
-		irq_work_sync(&ring->work);
+		irq_work_sync(&ring->lazy);
+		irq_work_sync(&ring->now);
 		kvfree(ring->entries);
 		ring->entries = NULL;
 	}

@@ -291,4 +291,75 @@ TEST_F(log, other_process_is_refused)
 	close(lfd);
 }
 
+/* CALLCHAIN records in the log file at @path (checked as a stream). */
+static size_t log_callchains(struct __test_metadata *_metadata,
+			     const char *path)
+{
+	struct smp_stream_info si;
+	struct smp_buf b = {};
+	size_t n;
+
+	read_log(_metadata, path, &b, &si);
+	n = si.by_type[PMCLOG_TYPE_CALLCHAIN];
+	smp_buf_free(&b);
+	return n;
+}
+
+/*
+ * A sample waits in its CPU's ring for the drain at the next tick (lazy
+ * irq_work) unless the ring is filling: at 1 kHz it never is. FLUSHLOG and
+ * CLOSELOG must drain the rings first, so every overflow the driver counted
+ * (intr_processed, read before the op) is a CALLCHAIN in the file when the
+ * op returns. Each round spins until the driver has counted one more
+ * sample, then asks at once: without the drain at the op, a round passes
+ * only where a tick came in between (the sample is at most tens of us old
+ * against a tick every 4 ms at 250 Hz).
+ */
+TEST_F(log, flush_and_close_stage_samples_waiting_for_the_tick)
+{
+	struct pmc_op_getdriverstats ds;
+	const int rounds = 20;
+	uint64_t base, base_full, counted;
+	size_t have;
+	int64_t id;
+	int lfd, i;
+
+	RETURN_IF_SKIPPED();
+	lfd = open(self->path, O_WRONLY | O_TRUNC);
+	ASSERT_LE(0, lfd);
+	ASSERT_EQ(0, smp_configurelog(self->fd, lfd));
+	close(lfd);
+	id = smp_alloc_soft(self->fd, PMC_MODE_TS, PMC_CPU_ANY,
+			    PERF_COUNT_SW_CPU_CLOCK, 1000000, 0);
+	ASSERT_LE(0, id);
+	ASSERT_EQ(0, smp_attach(self->fd, id, getpid()));
+	ASSERT_EQ(0, smp_stats(self->fd, &ds));
+	base = ds.pm_intr_processed;
+	base_full = ds.pm_intr_bufferfull;
+	ASSERT_EQ(0, smp_simple(self->fd, PMC_IOC_PMCSTART, id));
+
+	counted = 0;
+	for (i = 0; i <= rounds; i++) {
+		uint64_t before = counted;
+
+		/* The thread runs (cpu-clock) until a sample is counted. */
+		do {
+			ASSERT_EQ(0, smp_stats(self->fd, &ds));
+			counted = ds.pm_intr_processed - base;
+		} while (counted == before);
+		if (i < rounds) {
+			ASSERT_EQ(0, smp_flushlog(self->fd));
+		} else {
+			ASSERT_EQ(0, smp_closelog(self->fd));
+		}
+		have = log_callchains(_metadata, self->path);
+		EXPECT_LE(counted, have)
+			TH_LOG("round %d (%s): %llu samples counted, %zu in the log",
+			       i, i < rounds ? "FLUSHLOG" : "CLOSELOG",
+			       (unsigned long long)counted, have);
+	}
+	EXPECT_EQ(0, smp_simple(self->fd, PMC_IOC_PMCSTOP, id));
+	EXPECT_EQ(base_full, ds.pm_intr_bufferfull);
+}
+
 TEST_HARNESS_MAIN
