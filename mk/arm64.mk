@@ -93,15 +93,16 @@ arm64-vm-smoke: arm64-smoke-build
 
 # The check step (make check, after the x86 kernels): two guests, the
 # one-CPU smoke set (exact counts) and then, in a two-CPU guest, the tests
-# that move a thread between CPUs and the sampling, perfmon, snapshot and
-# libcpc suites on the real PMU (ARM64_SMP2; the whole suite under make
-# check-all: more than CI's hour leaves),
+# that move a thread between CPUs, the sampling, perfmon, snapshot and
+# libcpc suites on the real PMU, and CPU hotplug with PMCs (faults-hotplug)
+# (ARM64_SMP2; the whole suite under make check-all: more than CI's hour
+# leaves),
 # each guest's TAP followed by its own verdict as one more line, as
 # vm-check-<release> does. A build failure is one "not ok" line; the step
 # itself exits 0 once its TAP file is written (tools/check-summary counts).
 # make check-all (CHECK_ALL=1): the whole arm64 build, and the whole VM
 # suite in the two-CPU guest.
-ARM64_SMP2 ?= $(if $(filter 1,$(CHECK_ALL)),,arm64-selfread arm64-hw sampling- perfmon- snapshot- libcpc-)
+ARM64_SMP2 ?= $(if $(filter 1,$(CHECK_ALL)),,arm64-selfread arm64-hw sampling- perfmon- snapshot- libcpc- faults-hotplug)
 ARM64_CHECK_BUILD = arm64 arm64-smoke-build
 CHECK_STEPS_LAST += arm64-check
 .PHONY: arm64-smoke-build arm64-check
