@@ -103,7 +103,9 @@ struct pmc_sample {
  * in hard IRQ with IRQs off (the tick, the irq_work interrupt, or a CPU's
  * own dying step), or on PREEMPT_RT (neither is IRQ_WORK_INIT_HARD) one
  * after the other in the CPU's irq_work kthread. A drain is never called
- * otherwise: a direct call (from an IPI) could interrupt the kthread's.
+ * otherwise on a live CPU: a direct call (from an IPI) could interrupt the
+ * kthread's. The one direct call is for the ring of an offline CPU, held
+ * offline (pmc_sample_drain_offline()), where neither work can run.
  */
 struct pmc_sample_ring {
 	unsigned int prod;
