@@ -98,6 +98,15 @@ static struct pmc_obj *pmc_lookup(struct pmc_file *pf, u32 id,
  * churn_cycles. With the hotplug lock the teardown waits for the op in
  * flight and the next op waits for the teardown. Order: the owner's lock,
  * cpu_hotplug_lock, perf's context mutex. Process context.
+ *
+ * Never held across the creation or the release of a counter: perf takes
+ * cpu_hotplug_lock there itself (static_key_slow_inc() in
+ * perf_swevent_init(), static_key_slow_dec() in sw_perf_event_destroy(),
+ * tracepoint registration), and a second read of that percpu rwsem waits
+ * behind a hotplug writer that waits for the first: a deadlock (lockdep's
+ * "possible recursive locking" on the PREEMPT_RT debug kernel, pmc-fuzz
+ * allocating a system context-switches PMC). perf itself refuses a CPU
+ * that is offline there (-ENODEV, under its context mutex).
  */
 static void pmc_cpu_hold(const struct pmc_obj *pm)
 {
@@ -196,11 +205,18 @@ static bool pmc_needs_switch_hook(const struct pmc_obj *pm)
  * then reads return the value it had when its CPU went. Returns 0 or the
  * creation's error (the old counter stays).
  */
+static bool pmc_sys_dead(const struct pmc_obj *pm)
+{
+	return pm->sysev &&
+	       !(READ_ONCE(pm->sysev->attach_state) & PERF_ATTACH_CONTEXT);
+}
+
+/* Owner's lock held, not cpu_hotplug_lock (pmc_cpu_hold()). */
 static int pmc_sys_revive(struct pmc_obj *pm)
 {
 	struct perf_event *event;
 
-	if (READ_ONCE(pm->sysev->attach_state) & PERF_ATTACH_CONTEXT)
+	if (!pmc_sys_dead(pm))
 		return 0;
 	event = pmc_event_create(pm, pm->cpu, NULL,
 				 pm->state == PMC_STATE_RUNNING);
@@ -212,16 +228,11 @@ static int pmc_sys_revive(struct pmc_obj *pm)
 	return 0;
 }
 
+/* Start @pm; a system PMC's counter is alive (pmc_sys_revive()). */
 static int pmc_start_pmc(struct pmc_obj *pm)
 {
 	int ret;
 
-	/* A system counter CPU hotplug ended: a new one. */
-	if (pm->sysev) {
-		ret = pmc_sys_revive(pm);
-		if (ret)
-			return ret;
-	}
 	if (pm->state == PMC_STATE_RUNNING)
 		return 0;
 	if (pm->sysev) {
@@ -420,11 +431,10 @@ static int pmc_obj_install(struct pmc_owner *po, struct pmc_obj *pm,
 		pmc_dbg(PMC_DBG_CPU, PMC_DBG_BIND, pm->id,
 			task_tgid_nr(current), pm->cpu, pm->row);
 	if (PMC_IS_SYSTEM_MODE(pm->mode) && cd->class != PMC_CLASS_TSC) {
-		pmc_cpu_hold(pm);
+		/* Not under pmc_cpu_hold(): perf takes the hotplug lock. */
 		pm->sysev = cpu_online(pm->cpu) ?
 			pmc_event_create(pm, pm->cpu, NULL, false) :
 			ERR_PTR(-ENXIO);
-		pmc_cpu_unhold(pm);
 		if (IS_ERR(pm->sysev)) {
 			ret = PTR_ERR(pm->sysev);
 			pm->sysev = NULL;
@@ -537,9 +547,8 @@ long pmc_op_pmcrelease(struct pmc_file *pf, void __user *arg)
 	pm = pmc_lookup(pf, sp.pm_pmcid, &po);
 	if (IS_ERR(pm))
 		return PTR_ERR(pm);
-	pmc_cpu_hold(pm);
+	/* Not under pmc_cpu_hold(): perf takes the hotplug lock. */
 	pmc_release_pmc(pm);
-	pmc_cpu_unhold(pm);
 	pmc_owner_unlock(po);
 	return 0;
 }
@@ -583,6 +592,30 @@ long pmc_op_pmcdetach(struct pmc_file *pf, void __user *arg)
 	return pmc_op_attach_detach(pf, arg, false);
 }
 
+/*
+ * A system counter that CPU hotplug ended gets a new one
+ * (pmc_sys_revive()), made outside pmc_cpu_hold(), which perf's creation
+ * and release of a counter must not run under: the hold is dropped
+ * meanwhile and taken again, and the CPU tested again, since it may have
+ * gone meanwhile (-ENXIO; also when it keeps going away and coming back).
+ * Owner's lock and pmc_cpu_hold() held, the PMC's snapshot timer stopped.
+ */
+static int pmc_sys_restart_dead(struct pmc_obj *pm)
+{
+	int tries, ret = 0;
+
+	for (tries = 0; pmc_sys_dead(pm) && !ret; tries++) {
+		if (tries == 3)
+			return -ENXIO;
+		pmc_cpu_unhold(pm);
+		ret = pmc_sys_revive(pm);
+		pmc_cpu_hold(pm);
+		if (!ret && !cpu_online(pm->cpu))
+			ret = -ENXIO;
+	}
+	return ret;
+}
+
 long pmc_op_pmcstart(struct pmc_file *pf, void __user *arg)
 {
 	struct pmc_op_simple sp;
@@ -624,7 +657,9 @@ long pmc_op_pmcstart(struct pmc_file *pf, void __user *arg)
 	if (!ret) {
 		/* Its timer reads the counter pmc_sys_revive() may replace. */
 		pmc_snap_stop(pm);
-		ret = pmc_start_pmc(pm);
+		ret = pmc_sys_restart_dead(pm);
+		if (!ret)
+			ret = pmc_start_pmc(pm);
 		if (!ret) {
 			ret = pmc_snap_start(pm);
 			if (ret)

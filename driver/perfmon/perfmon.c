@@ -167,17 +167,23 @@ static int pmc_perfmon_create(struct pmc_perfmon_ctr *ctr,
 	if (!ctr->events)
 		return -ENOMEM;
 
-	cpus_read_lock();
+	/*
+	 * Not under cpus_read_lock(): perf takes it to create a counter
+	 * (pmc_cpu_hold(), driver/core/core.c). A CPU that goes offline
+	 * meanwhile, refused by perf (-ENODEV), gets no counter, as one
+	 * offline before.
+	 */
 	for_each_online_cpu(cpu) {
 		ev = perf_event_create_kernel_counter(&attr, cpu, NULL, NULL,
 						      NULL);
+		if (IS_ERR(ev) && PTR_ERR(ev) == -ENODEV && !cpu_online(cpu))
+			continue;
 		if (IS_ERR(ev)) {
 			ret = pmc_perfmon_errno(PTR_ERR(ev));
 			break;
 		}
 		ctr->events[cpu] = ev;
 	}
-	cpus_read_unlock();
 
 	if (ret) {
 		pr_debug("perfmon: cannot count 0x%llx on cpu %u: %d\n",

@@ -6,7 +6,8 @@
  * while it is offline, they count and sample again once started after it
  * is back, the other CPU's PMC counts on undisturbed (its cpu-clock agrees
  * with CLOCK_MONOTONIC), and a process-scope PMC follows its thread to the
- * remaining CPU. Needs two CPUs and a writable cpu1/online (tools/pmc-vm
+ * remaining CPU; allocation and release of system PMCs go on while the
+ * CPU comes and goes. Needs two CPUs and a writable cpu1/online (tools/pmc-vm
  * --smp 2, the default).
  */
 #include "faults.h"
@@ -301,6 +302,58 @@ TEST_F_TIMEOUT(hotplug, churn_cycles, 180)
 		       (unsigned long long)v, (unsigned long long)w);
 	EXPECT_EQ(0, pmc_t_release(self->fd, c.ids[0]));
 	EXPECT_EQ(0, pmc_t_release(self->fd, c.ids[1]));
+}
+
+/*
+ * Allocate, start and release system PMCs of context-switches (perf
+ * creates and frees its counter with static_key_slow_inc()/_dec(), which
+ * take cpu_hotplug_lock) on both CPUs while CPU 1 comes and goes. The
+ * driver must not hold the hotplug lock itself there: a second read of it
+ * waits behind a hotplug writer that waits for the first (the guest hung,
+ * or lockdep's "possible recursive locking" on the debug kernel).
+ */
+static void *alloc_churn_main(void *arg)
+{
+	struct churn *c = arg;
+	uint32_t id;
+	int i = 0, r;
+
+	while (!c->stop) {
+		r = pmc_t_alloc_soft(c->fd, PMC_MODE_SC, i++ & 1,
+				     PMC_T_SW_CONTEXT_SWITCHES, 0, 0, &id);
+		if (r) {
+			if (r != -ENXIO)
+				c->bad++, c->last_err = r;
+			continue;
+		}
+		r = pmc_t_start(c->fd, id);
+		if (r && r != -ENXIO)
+			c->bad++, c->last_err = r;
+		r = pmc_t_release(c->fd, id);
+		if (r)
+			c->bad++, c->last_err = r;
+	}
+	return NULL;
+}
+
+TEST_F_TIMEOUT(hotplug, alloc_release_during_churn, 120)
+{
+	struct churn c = { .fd = self->fd };
+	pthread_t th;
+	int i;
+
+	FLT_RETURN_IF_SKIPPED();
+	ASSERT_EQ(0, pthread_create(&th, NULL, alloc_churn_main, &c));
+	for (i = 0; i < 20; i++) {
+		EXPECT_EQ(0, flt_cpu_set_online(1, false));
+		usleep(5000 + 5000 * (i % 3));
+		EXPECT_EQ(0, flt_cpu_set_online(1, true));
+		usleep(5000);
+	}
+	c.stop = true;
+	pthread_join(th, NULL);
+	EXPECT_EQ(0, c.bad) TH_LOG("%d ops failed with other than ENXIO, last %d", c.bad,
+				   c.last_err);
 }
 
 TEST_HARNESS_MAIN
