@@ -140,6 +140,9 @@ struct fz_child {
 	int go_fd;		/* write a byte: the child goes on */
 };
 
+/* Bogus ring tails remembered: a ring may keep one while others get theirs. */
+#define FZ_NBOGUS	64
+
 struct fz_proc {
 	int index;
 	bool unpriv;
@@ -149,7 +152,7 @@ struct fz_proc {
 	pthread_rwlock_t map_lock;	/* maps[]: readers touch, writers unmap */
 	struct fz_map maps[FZ_NMAP];
 	pthread_mutex_t lock;		/* sinks[], children[], ring reads, bogus[] */
-	uint64_t bogus[16];		/* ring tails we wrote on purpose */
+	uint64_t bogus[FZ_NBOGUS];	/* ring tails we wrote on purpose (never 0) */
 	unsigned int nbogus;
 	struct fz_sink sinks[FZ_NSINK];
 	struct fz_child children[FZ_NCHILD];

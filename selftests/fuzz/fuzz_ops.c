@@ -1203,10 +1203,10 @@ static void fz_op_ringread(struct fz_thread *t)
 	tail = rp->pr_data_tail;
 	fz_count(OP_RINGREAD, 0, 0);
 	/* A bogus tail we wrote (through this or another mapping of the ring). */
-	for (i = 0; i < 16; i++)
+	for (i = 0; i < FZ_NBOGUS; i++)
 		if (p->bogus[i] == tail && tail)
 			break;
-	if (m->untrusted || i < 16) {
+	if (m->untrusted || i < FZ_NBOGUS) {
 		__atomic_store_n(&rp->pr_data_tail, head, __ATOMIC_RELEASE);
 		m->untrusted = false;
 		goto out;
@@ -1232,10 +1232,16 @@ static void fz_op_ringread(struct fz_thread *t)
 		atomic_fetch_add(&fz_sh->records, 1);
 	}
 	if (fz_chance(r, 4)) {
-		/* A bogus tail: the kernel must cope (drop, never overwrite). */
-		uint64_t bogus = fz_u64(r);
+		/*
+		 * A bogus tail: the kernel must cope (drop, never overwrite).
+		 * Never 0: another mapping of the ring reading it would not
+		 * know it for ours (bogus[] is 0 where empty) and take the
+		 * kernel's head for an overrun ("head 33344 tail 0: more than
+		 * its 4096 bytes", the RT debug kernel, 2026-11-26).
+		 */
+		uint64_t bogus = fz_u64(r) ?: 1;
 
-		p->bogus[p->nbogus++ % 16] = bogus;
+		p->bogus[p->nbogus++ % FZ_NBOGUS] = bogus;
 		__atomic_store_n(&rp->pr_data_tail, bogus, __ATOMIC_RELEASE);
 		m->untrusted = true;
 	} else {
