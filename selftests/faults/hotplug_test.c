@@ -248,6 +248,31 @@ struct churn {
 	int last_err;
 };
 
+/*
+ * Run @fn beside CPU 1 going offline and back @cycles times (offline for
+ * @off_us, plus @step_us once or twice every other cycle, then online for
+ * @on_us); its ops fail with nothing but ENXIO.
+ */
+static void churn_run(struct __test_metadata *_metadata, struct churn *c,
+		      void *(*fn)(void *), int cycles, unsigned int off_us,
+		      unsigned int step_us, unsigned int on_us)
+{
+	pthread_t th;
+	int i;
+
+	ASSERT_EQ(0, pthread_create(&th, NULL, fn, c));
+	for (i = 0; i < cycles; i++) {
+		EXPECT_EQ(0, flt_cpu_set_online(1, false));
+		usleep(off_us + step_us * (i % 3));
+		EXPECT_EQ(0, flt_cpu_set_online(1, true));
+		usleep(on_us);
+	}
+	c->stop = true;
+	pthread_join(th, NULL);
+	EXPECT_EQ(0, c->bad) TH_LOG("%d ops failed with other than ENXIO, last %d", c->bad,
+				    c->last_err);
+}
+
 /* Start, stop and read the CPU 1 PMCs while the CPU comes and goes. */
 static void *churn_main(void *arg)
 {
@@ -272,8 +297,6 @@ TEST_F_TIMEOUT(hotplug, churn_cycles, 180)
 {
 	struct churn c = { .fd = self->fd };
 	uint64_t v, w;
-	pthread_t th;
-	int i;
 
 	FLT_RETURN_IF_SKIPPED();
 	ASSERT_EQ(0, pmc_t_alloc_soft(self->fd, PMC_MODE_SC, 1, PMC_T_SW_CPU_CLOCK, 0, 0,
@@ -283,17 +306,7 @@ TEST_F_TIMEOUT(hotplug, churn_cycles, 180)
 	ASSERT_EQ(0, flt_ring_map(self->fd, 2, &self->ring));	/* never drained */
 	ASSERT_EQ(0, pmc_t_start(self->fd, c.ids[0]));
 	ASSERT_EQ(0, pmc_t_start(self->fd, c.ids[1]));
-	ASSERT_EQ(0, pthread_create(&th, NULL, churn_main, &c));
-	for (i = 0; i < 10; i++) {
-		EXPECT_EQ(0, flt_cpu_set_online(1, false));
-		usleep(20000 + 10000 * (i % 3));
-		EXPECT_EQ(0, flt_cpu_set_online(1, true));
-		usleep(20000);
-	}
-	c.stop = true;
-	pthread_join(th, NULL);
-	EXPECT_EQ(0, c.bad) TH_LOG("%d ops failed with other than ENXIO, last %d", c.bad,
-				   c.last_err);
+	churn_run(_metadata, &c, churn_main, 10, 20000, 10000, 20000);
 	/* Nothing stuck: both start, and the counter counts. */
 	EXPECT_EQ(0, pmc_t_start(self->fd, c.ids[0]));
 	EXPECT_EQ(0, pmc_t_start(self->fd, c.ids[1]));
@@ -339,21 +352,9 @@ static void *alloc_churn_main(void *arg)
 TEST_F_TIMEOUT(hotplug, alloc_release_during_churn, 120)
 {
 	struct churn c = { .fd = self->fd };
-	pthread_t th;
-	int i;
 
 	FLT_RETURN_IF_SKIPPED();
-	ASSERT_EQ(0, pthread_create(&th, NULL, alloc_churn_main, &c));
-	for (i = 0; i < 20; i++) {
-		EXPECT_EQ(0, flt_cpu_set_online(1, false));
-		usleep(5000 + 5000 * (i % 3));
-		EXPECT_EQ(0, flt_cpu_set_online(1, true));
-		usleep(5000);
-	}
-	c.stop = true;
-	pthread_join(th, NULL);
-	EXPECT_EQ(0, c.bad) TH_LOG("%d ops failed with other than ENXIO, last %d", c.bad,
-				   c.last_err);
+	churn_run(_metadata, &c, alloc_churn_main, 20, 5000, 5000, 5000);
 }
 
 TEST_HARNESS_MAIN
