@@ -197,27 +197,26 @@ static bool pmc_needs_switch_hook(const struct pmc_obj *pm)
 	       (pm->flags & (PMC_F_LOG_PROCCSW | PMC_F_SNAPSHOT));
 }
 
-/*
- * When its CPU goes offline perf takes a system counter out of the CPU's
- * context for good: the counter keeps its count and counts nothing more,
- * even once the CPU is back. PMCSTART (running or not) gives such a PMC a
- * new counter on its online CPU, the old count folded into its value; until
- * then reads return the value it had when its CPU went. Returns 0 or the
- * creation's error (the old counter stays).
- */
+/* Is @pm a system PMC whose counter CPU hotplug took out for good? */
 static bool pmc_sys_dead(const struct pmc_obj *pm)
 {
 	return pm->sysev &&
 	       !(READ_ONCE(pm->sysev->attach_state) & PERF_ATTACH_CONTEXT);
 }
 
-/* Owner's lock held, not cpu_hotplug_lock (pmc_cpu_hold()). */
+/*
+ * When its CPU goes offline perf takes a system counter out of the CPU's
+ * context for good: the counter keeps its count and counts nothing more,
+ * even once the CPU is back. PMCSTART (running or not) gives such a PMC a
+ * new counter on its online CPU, the old count folded into its value; until
+ * then reads return the value it had when its CPU went. Returns 0 or the
+ * creation's error (the old counter stays). @pm is pmc_sys_dead(); owner's
+ * lock held, not cpu_hotplug_lock (pmc_cpu_hold()).
+ */
 static int pmc_sys_revive(struct pmc_obj *pm)
 {
 	struct perf_event *event;
 
-	if (!pmc_sys_dead(pm))
-		return 0;
 	event = pmc_event_create(pm, pm->cpu, NULL,
 				 pm->state == PMC_STATE_RUNNING);
 	if (IS_ERR(event))
