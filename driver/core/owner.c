@@ -39,14 +39,73 @@ void pmc_owner_put(struct pmc_owner *po)
 	kfree_rcu(po, rcu);
 }
 
+/*
+ * The first half of an owner's teardown, @po->lock held: the owner is dead
+ * from now on (every op and work that takes the lock finds it so and does
+ * nothing), and its PMCs are stopped, detached and released. False if it
+ * was dead already: the other of the file's release and the owner
+ * process's exit came first, and finishes.
+ */
+static bool pmc_owner_kill(struct pmc_owner *po)
+{
+	struct pmc_obj *pm, *tmp;
+
+	lockdep_assert_held(&po->lock);
+	if (po->dead)
+		return false;
+	po->dead = true;
+	pmc_dbg(PMC_DBG_OWNER, PMC_DBG_RELEASE, 0, pid_nr(po->tgid), -1, 0);
+	list_for_each_entry_safe(pm, tmp, &po->pmcs, owner_link)
+		pmc_release_pmc(pm);
+	return true;
+}
+
+/*
+ * The second half, without @po->lock: the owner leaves the probes' list and
+ * its log goes. Both wait: for RCU grace periods, for the per-CPU sample
+ * drains, and for the log's writer to hand the file what is left, which
+ * lasts as long as the reader at the other end of a pipe keeps reading.
+ * The fork and exit works of the processes the owner counts take its lock
+ * (in the child before it returns to user space, in do_exit()): with the
+ * lock held here they would all wait as long. They find the owner dead.
+ * So does every op, and the log's own ops never reach a dead owner's log
+ * state (pmc_log_lookup()).
+ */
+static void pmc_owner_finish(struct pmc_owner *po)
+{
+	spin_lock(&pmc_owners_lock);
+	list_del_rcu(&po->link);
+	spin_unlock(&pmc_owners_lock);
+	/*
+	 * No scheduler probe is still emitting a record for this owner (they
+	 * run under rcu_read_lock() and found it through what was just
+	 * unlinked) when its log goes away.
+	 */
+	synchronize_rcu();
+	pmc_log_owner_exit(po);
+}
+
+/*
+ * Release all of @po and let its log go, once, whichever comes first of the
+ * file's release and the owner process's exit. Process context, may sleep.
+ */
+static void pmc_owner_teardown(struct pmc_owner *po)
+{
+	bool killed;
+
+	mutex_lock(&po->lock);
+	killed = pmc_owner_kill(po);
+	mutex_unlock(&po->lock);
+	if (killed)
+		pmc_owner_finish(po);
+}
+
 /* The owner process has exited: run by its last thread in do_exit(). */
 static void pmc_owner_exit_work(struct callback_head *cb)
 {
 	struct pmc_owner *po = container_of(cb, struct pmc_owner, exit_work);
 
-	mutex_lock(&po->lock);
 	pmc_owner_teardown(po);
-	mutex_unlock(&po->lock);
 	pmc_owner_put(po);
 	/* Last: the work held the module since the probe queued it. */
 	module_put(THIS_MODULE);
@@ -128,34 +187,6 @@ void pmc_owner_unlock(struct pmc_owner *po)
 	mutex_unlock(&po->lock);
 }
 
-/*
- * Stop, detach and release every PMC of @po, then let the log go. Called
- * once, whichever comes first of the file's release and the owner process's
- * exit; @po->lock held.
- */
-void pmc_owner_teardown(struct pmc_owner *po)
-{
-	struct pmc_obj *pm, *tmp;
-
-	if (po->dead)
-		return;
-	po->dead = true;
-	pmc_dbg(PMC_DBG_OWNER, PMC_DBG_RELEASE, 0, pid_nr(po->tgid), -1, 0);
-	list_for_each_entry_safe(pm, tmp, &po->pmcs, owner_link)
-		pmc_release_pmc(pm);
-
-	spin_lock(&pmc_owners_lock);
-	list_del_rcu(&po->link);
-	spin_unlock(&pmc_owners_lock);
-	/*
-	 * No scheduler probe is still emitting a record for this owner (they
-	 * run under rcu_read_lock() and found it through what was just
-	 * unlinked) when its log goes away.
-	 */
-	synchronize_rcu();
-	pmc_log_owner_exit(po);
-}
-
 int pmc_core_open_file(struct pmc_file *pf)
 {
 	/* The probes the file's owner will need (pmc_owner_create()). */
@@ -168,8 +199,8 @@ void pmc_core_release_file(struct pmc_file *pf)
 
 	/* The last reference to the file: no op of it runs any more. */
 	if (po) {
-		mutex_lock(&po->lock);
 		pmc_owner_teardown(po);
+		mutex_lock(&po->lock);
 		po->pf = NULL;
 		mutex_unlock(&po->lock);
 		pf->owner = NULL;
@@ -186,7 +217,7 @@ void pmc_core_release_file(struct pmc_file *pf)
  * pmc_owner_put() of a failure is never the last (which would free with
  * put_pid(), not allowed under preemption-off on PREEMPT_RT): the owner is
  * on pmc_owners, so its file's reference stands until
- * pmc_owner_teardown()'s grace period, after this probe.
+ * pmc_owner_finish()'s grace period, after this probe.
  */
 void pmc_owner_exit_probe(struct task_struct *task)
 {

@@ -35,7 +35,10 @@ struct pid;
  *		"under @lock" (process context only)
  * @pmcs:	its PMCs (struct pmc_obj.owner_link), under @lock
  * @log:	logging and ring state of log.c/ring.c, NULL until configured;
- *		set and cleared by log.c under @log_lock
+ *		set by log.c under @log_lock, cleared when the owner is dead
+ * @dead:	torn down, under @lock: its PMCs are released, and its log
+ *		goes without @lock (owner.c): a holder of @lock reads @log
+ *		of a live owner only
  * @log_lock:	serialises the creation and the end of @log. Taken under
  *		@lock by the ops and without it by mmap() of the ring (which
  *		holds mmap_lock: @lock must never be taken there, an op holds
@@ -61,10 +64,10 @@ struct pmc_owner {
 	struct pmc_log_state *log;
 	struct mutex log_lock;
 	bool log_closed;		/* the owner exited; under @log_lock */
+	bool dead;
 	wait_queue_head_t ring_wait;
 	/* Core-private. */
 	refcount_t refs;		/* pf, each PMC, each pending work */
-	bool dead;			/* torn down: PMCs released; under @lock */
 	atomic_t exit_queued;		/* owner-exit task_work queued (once) */
 	unsigned int nss;		/* system-sampling PMCs; under @lock */
 	struct list_head link;		/* pmc_owners (RCU list) */

@@ -130,7 +130,6 @@ extern atomic_t pmc_live[PMC_LIVE_NKINDS];
 
 /* owner.c */
 extern spinlock_t pmc_owners_lock;
-void pmc_owner_teardown(struct pmc_owner *po);
 void pmc_owner_exit_probe(struct task_struct *task);
 pid_t pmc_owner_pid_nr(struct pmc_owner *po, struct task_struct *task,
 		       bool tgid);

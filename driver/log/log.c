@@ -516,7 +516,10 @@ static int pmc_log_lookup(struct pmc_file *pf, bool create,
 		return PTR_ERR(po) == -EPERM ? -EPERM : -EINVAL;
 	if (!po)
 		return -EINVAL;
-	if (create) {
+	if (po->dead) {
+		/* Its log goes without the owner's lock (pmc_owner_finish()). */
+		log = NULL;
+	} else if (create) {
 		log = pmc_log_state_get(po);
 	} else {
 		log = po->log;

@@ -289,7 +289,8 @@ __poll_t pmc_ring_poll(struct pmc_file *pf, struct file *file,
 	po = pmc_owner_lock(pf, false);
 	if (IS_ERR_OR_NULL(po))
 		return EPOLLERR;
-	log = po->log;
+	/* A dead owner's log goes without the owner's lock. */
+	log = po->dead ? NULL : po->log;
 	if (log)
 		kref_get(&log->ref);
 	pmc_owner_unlock(po);

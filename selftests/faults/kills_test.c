@@ -4,6 +4,8 @@
  *  - an owner killed while its log writer is blocked on a full pipe
  *    (whether or not someone else still holds the pipe's reading end): the
  *    kill completes at once, the writer thread goes, the rows come free;
+ *  - an owner closing its file while its log drains to a slow reader: the
+ *    processes it counts exit meanwhile, without waiting for the drain;
  *  - a target killed while it is being sampled: the owner's PMC reports
  *    ESRCH at the next start (every target gone), its samples stop, the
  *    owner releases it normally;
@@ -18,6 +20,8 @@
 #include "faults.h"
 
 #include <dirent.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <sched.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
@@ -158,6 +162,114 @@ TEST_F_TIMEOUT(kills, owner_killed_writer_blocked_own_reader, 60)
 	FLT_RETURN_IF_SKIPPED();
 	/* The owner's own copy of the reading end closes with it, after /dev/pmc. */
 	owner_killed_blocked(_metadata, self->fd, false);
+}
+
+/* Reads the pipe slowly (but steadily: the drain waits as long) or fast. */
+struct slow_reader {
+	int rfd;
+	atomic_bool fast;
+};
+
+static void *slow_reader_fn(void *arg)
+{
+	struct slow_reader *r = arg;
+	char buf[4096];
+
+	for (;;) {
+		if (read(r->rfd, buf, atomic_load(&r->fast) ? sizeof(buf) : 1024) <= 0)
+			break;
+		if (!atomic_load(&r->fast))
+			usleep(100000);
+	}
+	return NULL;
+}
+
+struct closer {
+	int fd;
+	atomic_bool done;
+	uint64_t took;
+};
+
+static void *closer_fn(void *arg)
+{
+	struct closer *c = arg;
+	uint64_t t0 = flt_now_ns();
+
+	close(c->fd);		/* the release runs here, before close() returns */
+	c->took = flt_now_ns() - t0;
+	atomic_store(&c->done, true);
+	return NULL;
+}
+
+static int exit_at_once(void *arg)
+{
+	(void)arg;
+	return 0;
+}
+
+/*
+ * An owner's release drains its log for as long as the reader reads. The
+ * processes it counted must not wait for that: their PMCs are released
+ * first, so a counted child that exits meanwhile has nothing to fold and
+ * does not take the owner's lock (which the drain no longer holds either:
+ * owner.c, pmc_owner_finish()).
+ */
+TEST_F_TIMEOUT(kills, target_exits_while_owner_drains_to_slow_reader, 120)
+{
+	struct pmc_op_configurelog cl = { 0 };
+	struct pmc_op_writelog wl = { .pm_userdata = 7 };
+	struct slow_reader r = { 0 };
+	struct closer cl_thr = { 0 };
+	pthread_t rt, ct;
+	struct pmc_t_child c;
+	uint64_t t0, t1;
+	uint32_t tc;
+	int p[2], st, i;
+
+	FLT_RETURN_IF_SKIPPED();
+	/* The child first: it must hold neither the pipe nor the new file. */
+	ASSERT_EQ(0, pmc_t_child_start(&c, exit_at_once, NULL));
+	ASSERT_EQ(0, pipe2(p, O_CLOEXEC));
+	cl_thr.fd = pmc_t_open();
+	ASSERT_LE(0, cl_thr.fd);
+	cl.pm_logfd = p[1];
+	ASSERT_EQ(0, ioctl(cl_thr.fd, PMC_IOC_CONFIGURELOG, &cl));
+	close(p[1]);
+	ASSERT_EQ(0, pmc_t_alloc_soft(cl_thr.fd, PMC_MODE_TC, 0, PMC_T_SW_TASK_CLOCK, 0,
+				      PMC_F_LOG_PROCEXIT, &tc));
+	ASSERT_EQ(0, pmc_t_attach(cl_thr.fd, tc, c.pid, 0));
+	ASSERT_EQ(0, pmc_t_start(cl_thr.fd, tc));
+	/* More than the pipe holds: the writer blocks, buffers wait behind it. */
+	for (i = 0; i < 20000; i++)
+		ioctl(cl_thr.fd, PMC_IOC_WRITELOG, &wl);
+
+	r.rfd = p[0];
+	ASSERT_EQ(0, pthread_create(&rt, NULL, slow_reader_fn, &r));
+	ASSERT_EQ(0, pthread_create(&ct, NULL, closer_fn, &cl_thr));
+	usleep(500000);		/* the release is in its drain */
+	ASSERT_FALSE(atomic_load(&cl_thr.done))
+		TH_LOG("the drain ended in %llu ms: too little queued for this test",
+		       (unsigned long long)(cl_thr.took / MS));
+
+	t0 = flt_now_ns();
+	ASSERT_EQ(0, pmc_t_child_go(&c));
+	ASSERT_EQ(0, pmc_t_child_wait(&c, &st, NULL));
+	t1 = flt_now_ns();
+	EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	EXPECT_LT(t1 - t0, 2000 * MS)
+		TH_LOG("the counted child took %llu ms to exit behind its owner's drain",
+		       (unsigned long long)((t1 - t0) / MS));
+	EXPECT_FALSE(atomic_load(&cl_thr.done))
+		TH_LOG("the drain (%llu ms) ended before the child's exit: nothing was tested",
+		       (unsigned long long)(cl_thr.took / MS));
+
+	/* Then everything is read: the release returns, the writer goes. */
+	atomic_store(&r.fast, true);
+	pthread_join(ct, NULL);
+	pthread_join(rt, NULL);		/* end of file: the writer let the pipe go */
+	close(p[0]);
+	EXPECT_EQ(0, log_writers(getpid()));
+	EXPECT_EQ(0, flt_rows_owned(self->fd, 3000));
 }
 
 static int spin_forever(void *arg)
