@@ -155,7 +155,10 @@ u64 pmc_core_read_value(struct pmc_obj *pm)
 /* Make the value @value from now on: counters keep counting from it. */
 static void pmc_write_value(struct pmc_obj *pm, u64 value)
 {
-	pm->accum += value - pmc_read_value(pm);
+	/* Read first: the read may fold ended counters into pm->accum. */
+	u64 now = pmc_read_value(pm);
+
+	pm->accum += value - now;
 }
 
 int pmc_stop_pmc(struct pmc_obj *pm)

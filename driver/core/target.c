@@ -257,6 +257,39 @@ static void pmc_thr_end_inherited(struct pmc_thr *thr, bool disable)
 	list_move_tail(&thr->tgt_link, &thr->tgt->pm->inh_ended);
 }
 
+/*
+ * Is @thr, an ended inherited counter, final: its own thread counts no more
+ * (the thread exited, or a detach disabled the counter) and no child of it
+ * is left? Nothing can add to it then. Owner's lock held.
+ */
+static bool pmc_thr_inh_final(struct pmc_thr *thr)
+{
+	struct perf_event *event = thr->event;
+	bool final;
+
+	if (READ_ONCE(event->state) > PERF_EVENT_STATE_OFF)
+		return false;
+	mutex_lock(&event->child_mutex);
+	final = list_empty(&event->child_list);
+	mutex_unlock(&event->child_mutex);
+	return final;
+}
+
+/*
+ * Fold the ended inherited counters of @pm that are final into its value:
+ * each held its counter, its target and its thread's task_struct, and a
+ * PMC attached again and again to processes that exit kept them all until
+ * its release. Owner's lock held, process context.
+ */
+static void pmc_inh_prune(struct pmc_obj *pm)
+{
+	struct pmc_thr *thr, *tmp;
+
+	list_for_each_entry_safe(thr, tmp, &pm->inh_ended, tgt_link)
+		if (pmc_thr_inh_final(thr))
+			pmc_thr_fold(thr);
+}
+
 /* Stop counting @thr's thread: fold it, or end it if inherited. */
 static void pmc_thr_stop(struct pmc_thr *thr, bool disable)
 {
@@ -376,6 +409,7 @@ bool pmc_virtual_attached(struct pmc_obj *pm)
 
 	if (!list_empty(&pm->targets))
 		return true;
+	pmc_inh_prune(pm);
 	list_for_each_entry(thr, &pm->inh_ended, tgt_link) {
 		mutex_lock(&thr->event->child_mutex);
 		live = !list_empty(&thr->event->child_list);
@@ -692,6 +726,7 @@ static int pmc_attach_task(struct pmc_obj *pm, struct task_struct *task,
 	bool priv = pmc_sec_owner_privileged();
 	int ret;
 
+	pmc_inh_prune(pm);
 	if (list_empty(&pm->targets) && list_empty(&pm->inh_ended))
 		pm->inherit = pmc_may_inherit(pm) &&
 			      !(flags & PMC_ATTACH_F_THREAD);
@@ -818,8 +853,10 @@ u64 pmc_virtual_read(struct pmc_obj *pm)
 {
 	struct pmc_target *tgt;
 	struct pmc_thr *thr;
-	u64 value = pm->accum, v;
+	u64 value, v;
 
+	pmc_inh_prune(pm);
+	value = pm->accum;
 	list_for_each_entry(thr, &pm->inh_ended, tgt_link)
 		value += pmc_thr_value(thr, thr->event);
 	list_for_each_entry(tgt, &pm->targets, pm_link) {

@@ -11,6 +11,7 @@
 #include "pmc_test.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <sys/mman.h>
@@ -374,6 +375,77 @@ TEST_F(desc, release_while_descendants_run)
 	ASSERT_EQ(0, pmc_t_child_wait(&self->root, &st, NULL));
 	ASSERT_TRUE(WIFEXITED(st) && !WEXITSTATUS(st));
 	EXPECT_EQ(0, pmc_t_release(self->fd, id2));
+}
+
+/* Active task_struct objects (/proc/slabinfo, read by root), or -1. */
+static long task_structs(void)
+{
+	char line[512];
+	long active = -1;
+	FILE *f = fopen("/proc/slabinfo", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "task_struct %ld", &active) == 1)
+			break;
+	fclose(f);
+	return active;
+}
+
+static int touch_and_exit(void *arg)
+{
+	(void)arg;
+	return pmc_t_touch_pages(4) ? 1 : 0;
+}
+
+#define NCYCLE	200
+
+/*
+ * A counting DESCENDANTS PMC attached again and again to processes that
+ * exit. Each attach makes an inherited counter, which outlives its thread
+ * for the children perf made of it; once the thread and all its children
+ * are gone its count is final, and the counter, its target and the
+ * thread's task_struct go (pmc_inh_prune()). They stayed until the PMC's
+ * release: one task_struct more per cycle. The count stays whole.
+ */
+TEST_F(desc, ended_inherited_counters_do_not_pile_up)
+{
+	long before, after = 0;
+	uint64_t faults;
+	uint32_t pf;
+	int i, st;
+
+	before = task_structs();
+	if (before < 0)
+		SKIP(return, "no /proc/slabinfo task_struct line (not root?)");
+	ASSERT_EQ(0, pmc_t_alloc_soft(self->fd, PMC_MODE_TC, 0,
+				      PMC_T_SW_PAGE_FAULTS, PMC_CAP_USER,
+				      PMC_F_DESCENDANTS, &pf));
+	for (i = 0; i < NCYCLE; i++) {
+		struct pmc_t_child c;
+
+		ASSERT_EQ(0, pmc_t_child_start(&c, touch_and_exit, NULL));
+		ASSERT_EQ(0, pmc_t_attach(self->fd, pf, c.pid, 0));
+		ASSERT_EQ(0, pmc_t_start(self->fd, pf));
+		ASSERT_EQ(0, pmc_t_child_go(&c));
+		ASSERT_EQ(0, pmc_t_child_wait(&c, &st, NULL));
+		ASSERT_TRUE(WIFEXITED(st) && !WEXITSTATUS(st));
+		ASSERT_EQ(0, pmc_t_stop(self->fd, pf));
+	}
+	ASSERT_EQ(0, pmc_t_read(self->fd, pf, &faults));
+	/* Reaped tasks are freed after an RCU grace period. */
+	for (i = 0; i < 50; i++) {
+		after = task_structs();
+		if (after < before + NCYCLE / 4)
+			break;
+		usleep(100000);
+	}
+	TH_LOG("task_structs: %ld before, %ld after %d cycles; %llu page faults",
+	       before, after, NCYCLE, (unsigned long long)faults);
+	EXPECT_LE((uint64_t)NCYCLE * 4, faults);
+	EXPECT_GT(before + NCYCLE / 4, after);
+	EXPECT_EQ(0, pmc_t_release(self->fd, pf));
 }
 
 TEST_HARNESS_MAIN
