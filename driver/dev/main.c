@@ -332,9 +332,12 @@ static int __init pmc_init(void)
 	if (ret)
 		goto err_arch;
 
-	ret = pmc_core_init();
+	ret = pmc_cpu_gate_init();
 	if (ret)
 		goto err_arch;
+	ret = pmc_core_init();
+	if (ret)
+		goto err_gate;
 	ret = pmc_sampling_init();
 	if (ret)
 		goto err_core;
@@ -359,6 +362,8 @@ err_sampling:
 	pmc_sampling_exit();
 err_core:
 	pmc_core_exit();
+err_gate:
+	pmc_cpu_gate_exit();
 err_arch:
 	pmc_arch_exit();
 	return ret;
@@ -372,6 +377,7 @@ static void __exit pmc_exit(void)
 	misc_deregister(&pmc_miscdev);
 	pmc_sampling_exit();
 	pmc_core_exit();
+	pmc_cpu_gate_exit();
 	pmc_arch_exit();
 	pr_info("unloaded\n");
 }
