@@ -80,13 +80,9 @@ bool pmc_cpu_enter(int cpu)
 	}
 }
 
-/* Online; or back online after a teardown that was rolled back. */
 static int pmc_cpu_gate_open(unsigned int cpu)
 {
-	struct pmc_cpu_gate *g = pmc_gate(cpu);
-
-	WRITE_ONCE(g->state, PMC_GATE_OPEN);
-	wake_up_var(&g->state);
+	WRITE_ONCE(pmc_gate(cpu)->state, PMC_GATE_OPEN);
 	return 0;
 }
 
