@@ -77,18 +77,6 @@ extern struct pmc_machine pmc_machine;
  */
 int pmc_machine_init(void);
 
-/*
- * The CPU gates (cpu_gate.c): an op acting on a CPU's counters enters the
- * CPU's gate and leaves it after; the CPU does not go offline while an op
- * is inside. pmc_cpu_enter() is false, and the op is not inside, when the
- * CPU is offline (after waiting for one going offline to be dead).
- * Process context.
- */
-int pmc_cpu_gate_init(void);
-void pmc_cpu_gate_exit(void);
-bool pmc_cpu_enter(int cpu);
-void pmc_cpu_leave(int cpu);
-
 /* Class of a row, or NULL. Any context. */
 const struct pmc_classdesc *pmc_class_of_row(unsigned int row);
 /* Class descriptor by enum pmc_class, or NULL. Any context. */

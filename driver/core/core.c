@@ -85,33 +85,39 @@ static struct pmc_obj *pmc_lookup(struct pmc_file *pf, u32 id,
 }
 
 /*
- * An op on a system PMC that acts on the CPU's counter goes through the
- * CPU's gate (driver/base/cpu_gate.c): the CPU stays online from the test
- * to the act, and a CPU going offline waits for the op in flight, while
- * the next op waits for the CPU to be gone. Without it a thread starting,
- * stopping and reading a CPU's PMCs in a loop starved perf's teardown of
- * the CPU's context (arm64 under TCG, faults-hotplug churn_cycles). False
- * (the op is then ENXIO, and not inside) for an offline CPU; true always
- * for a process PMC. Order: the owner's lock, the gate, perf's context
- * mutex. Process context.
+ * An op on a system PMC tests cpu_online() and then acts on the CPU's perf
+ * event. perf tears the CPU's context down when the CPU goes offline
+ * (perf_event_exit_cpu(), under cpu_hotplug_lock, taking the context's
+ * mutex), so the op holds the hotplug lock (read) across the test and the
+ * act: the test stays true for the act. It also keeps a thread that
+ * starts, stops and reads a CPU's PMCs in a loop from starving that
+ * teardown: each such op holds the context's mutex while it calls the CPU
+ * (an IPI), and with one host thread running every vCPU in turn (TCG with
+ * -icount) the teardown's optimistic spin on that mutex only ever ran while
+ * the op held it again: the arm64 guest hung in faults-hotplug's
+ * churn_cycles. With the hotplug lock the teardown waits for the op in
+ * flight and the next op waits for the teardown. Order: the owner's lock,
+ * cpu_hotplug_lock, perf's context mutex. Process context.
  *
- * Not cpu_hotplug_lock, which this held before: perf takes it under a
- * context's mutex (a software counter's static key, dropped as a task
- * exits), and a read of a task's counter under it could deadlock with a
- * hotplug writer (lockdep, PREEMPT_RT debug kernel fuzzer run). Nor is a
- * counter created or released inside the gate: perf takes
- * cpu_hotplug_lock there itself, and refuses an offline CPU (-ENODEV).
+ * Never held across the creation or the release of a counter: perf takes
+ * cpu_hotplug_lock there itself (static_key_slow_inc() in
+ * perf_swevent_init(), static_key_slow_dec() in sw_perf_event_destroy(),
+ * tracepoint registration), and a second read of that percpu rwsem waits
+ * behind a hotplug writer that waits for the first: a deadlock (lockdep's
+ * "possible recursive locking" on the PREEMPT_RT debug kernel, pmc-fuzz
+ * allocating a system context-switches PMC). perf itself refuses a CPU
+ * that is offline there (-ENODEV, under its context mutex).
  */
-static bool pmc_cpu_hold(const struct pmc_obj *pm)
+static void pmc_cpu_hold(const struct pmc_obj *pm)
 {
-	return !PMC_IS_SYSTEM_MODE(pm->mode) || pmc_cpu_enter(pm->cpu);
+	if (PMC_IS_SYSTEM_MODE(pm->mode))
+		cpus_read_lock();
 }
 
-/* After a pmc_cpu_hold() that was true. */
 static void pmc_cpu_unhold(const struct pmc_obj *pm)
 {
 	if (PMC_IS_SYSTEM_MODE(pm->mode))
-		pmc_cpu_leave(pm->cpu);
+		cpus_read_unlock();
 }
 
 /* The CPU field of the debug events of @pm: its CPU, or -1 (process mode). */
@@ -208,7 +214,7 @@ static bool pmc_sys_dead(const struct pmc_obj *pm)
  * new counter on its online CPU, the old count folded into its value; until
  * then reads return the value it had when its CPU went. Returns 0 or the
  * creation's error (the old counter stays). @pm is pmc_sys_dead(); owner's
- * lock held, outside the CPU's gate (pmc_cpu_hold()).
+ * lock held, not cpu_hotplug_lock (pmc_cpu_hold()).
  */
 static int pmc_sys_revive(struct pmc_obj *pm)
 {
@@ -590,15 +596,13 @@ long pmc_op_pmcdetach(struct pmc_file *pf, void __user *arg)
 
 /*
  * A system counter that CPU hotplug ended gets a new one
- * (pmc_sys_revive()), made outside the CPU's gate, which perf's creation
- * and release of a counter must not run inside (perf takes
- * cpu_hotplug_lock there: with the gate held, a hotplug writer waiting for
- * the gate would wait for us, and we for it): the gate is left meanwhile
- * and entered again, which fails if the CPU went meanwhile (-ENXIO, and
- * *@held false; also -ENXIO when it keeps going away and coming back).
- * Owner's lock held, inside the gate, the PMC's snapshot timer stopped.
+ * (pmc_sys_revive()), made outside pmc_cpu_hold(), which perf's creation
+ * and release of a counter must not run under: the hold is dropped
+ * meanwhile and taken again, and the CPU tested again, since it may have
+ * gone meanwhile (-ENXIO; also when it keeps going away and coming back).
+ * Owner's lock and pmc_cpu_hold() held, the PMC's snapshot timer stopped.
  */
-static int pmc_sys_restart_dead(struct pmc_obj *pm, bool *held)
+static int pmc_sys_restart_dead(struct pmc_obj *pm)
 {
 	int tries, ret = 0;
 
@@ -607,9 +611,9 @@ static int pmc_sys_restart_dead(struct pmc_obj *pm, bool *held)
 			return -ENXIO;
 		pmc_cpu_unhold(pm);
 		ret = pmc_sys_revive(pm);
-		*held = pmc_cpu_hold(pm);
-		if (!*held)
-			return ret ?: -ENXIO;
+		pmc_cpu_hold(pm);
+		if (!ret && !cpu_online(pm->cpu))
+			ret = -ENXIO;
 	}
 	return ret;
 }
@@ -620,16 +624,15 @@ long pmc_op_pmcstart(struct pmc_file *pf, void __user *arg)
 	struct pmc_owner *po;
 	struct pmc_obj *pm;
 	int ret = 0;
-	bool held;
 
 	if (copy_from_user(&sp, arg, sizeof(sp)))
 		return -EFAULT;
 	pm = pmc_lookup(pf, sp.pm_pmcid, &po);
 	if (IS_ERR(pm))
 		return PTR_ERR(pm);
-	held = pmc_cpu_hold(pm);
+	pmc_cpu_hold(pm);
 	if (PMC_IS_SYSTEM_MODE(pm->mode)) {
-		if (!held)
+		if (!cpu_online(pm->cpu))
 			ret = -ENXIO;
 		else if (pm->mode == PMC_MODE_SS && !pmc_log_configured(po))
 			ret = -PMC_EDOOFUS;
@@ -656,7 +659,7 @@ long pmc_op_pmcstart(struct pmc_file *pf, void __user *arg)
 	if (!ret) {
 		/* Its timer reads the counter pmc_sys_revive() may replace. */
 		pmc_snap_stop(pm);
-		ret = pmc_sys_restart_dead(pm, &held);
+		ret = pmc_sys_restart_dead(pm);
 		if (!ret)
 			ret = pmc_start_pmc(pm);
 		if (!ret) {
@@ -672,8 +675,7 @@ long pmc_op_pmcstart(struct pmc_file *pf, void __user *arg)
 			task_tgid_nr(current), pmc_dbg_cpu(pm), 0);
 	if (PMC_IS_VIRTUAL_MODE(pm->mode))
 		pmc_selfread_update(po, pm->group);
-	if (held)
-		pmc_cpu_unhold(pm);
+	pmc_cpu_unhold(pm);
 	pmc_owner_unlock(po);
 	return ret;
 }
@@ -683,24 +685,26 @@ long pmc_op_pmcstop(struct pmc_file *pf, void __user *arg)
 	struct pmc_op_simple sp;
 	struct pmc_owner *po;
 	struct pmc_obj *pm;
+	int ret = 0;
 
 	if (copy_from_user(&sp, arg, sizeof(sp)))
 		return -EFAULT;
 	pm = pmc_lookup(pf, sp.pm_pmcid, &po);
 	if (IS_ERR(pm))
 		return PTR_ERR(pm);
-	if (!pmc_cpu_hold(pm)) {
-		pmc_owner_unlock(po);
-		return -ENXIO;
-	}
-	pmc_stop_and_log(pm, 0);
-	pmc_dbg(PMC_DBG_PMC, PMC_DBG_STOP, pm->id, task_tgid_nr(current),
-		pmc_dbg_cpu(pm), 0);
+	pmc_cpu_hold(pm);
+	if (PMC_IS_SYSTEM_MODE(pm->mode) && !cpu_online(pm->cpu))
+		ret = -ENXIO;
+	else
+		pmc_stop_and_log(pm, 0);
+	if (!ret)
+		pmc_dbg(PMC_DBG_PMC, PMC_DBG_STOP, pm->id,
+			task_tgid_nr(current), pmc_dbg_cpu(pm), 0);
 	if (PMC_IS_VIRTUAL_MODE(pm->mode))
 		pmc_selfread_update(po, pm->group);
 	pmc_cpu_unhold(pm);
 	pmc_owner_unlock(po);
-	return 0;
+	return ret;
 }
 
 /*
@@ -730,7 +734,6 @@ long pmc_op_pmcrw(struct pmc_file *pf, void __user *arg)
 	struct pmc_owner *po;
 	struct pmc_obj *pm;
 	int ret = 0;
-	bool held;
 	u64 old;
 
 	if (copy_from_user(&prw, arg, sizeof(prw)))
@@ -740,7 +743,7 @@ long pmc_op_pmcrw(struct pmc_file *pf, void __user *arg)
 	pm = pmc_lookup(pf, prw.pm_pmcid, &po);
 	if (IS_ERR(pm))
 		return PTR_ERR(pm);
-	held = pmc_cpu_hold(pm);
+	pmc_cpu_hold(pm);
 	if (prw.pm_flags & PMC_F_NEWVALUE) {
 		if (pm->state == PMC_STATE_RUNNING)
 			ret = -EBUSY;
@@ -749,7 +752,7 @@ long pmc_op_pmcrw(struct pmc_file *pf, void __user *arg)
 			 !(pmc_class_find(pm->pmc_class)->caps & PMC_CAP_WRITE))
 			ret = -EINVAL;
 	}
-	if (!ret && !held)
+	if (!ret && PMC_IS_SYSTEM_MODE(pm->mode) && !cpu_online(pm->cpu))
 		ret = -ENXIO;
 	if (ret)
 		goto out;
@@ -768,8 +771,7 @@ long pmc_op_pmcrw(struct pmc_file *pf, void __user *arg)
 	if (!(prw.pm_flags & PMC_F_NEWVALUE) || (prw.pm_flags & PMC_F_OLDVALUE))
 		prw.pm_value = old;
 out:
-	if (held)
-		pmc_cpu_unhold(pm);
+	pmc_cpu_unhold(pm);
 	pmc_owner_unlock(po);
 	if (!ret && copy_to_user(arg, &prw, sizeof(prw)))
 		ret = -EFAULT;
@@ -782,14 +784,13 @@ long pmc_op_pmcsetcount(struct pmc_file *pf, void __user *arg)
 	struct pmc_owner *po;
 	struct pmc_obj *pm;
 	int ret = 0;
-	bool held;
 
 	if (copy_from_user(&sc, arg, sizeof(sc)))
 		return -EFAULT;
 	pm = pmc_lookup(pf, sc.pm_pmcid, &po);
 	if (IS_ERR(pm))
 		return PTR_ERR(pm);
-	held = pmc_cpu_hold(pm);
+	pmc_cpu_hold(pm);
 	if (pm->state == PMC_STATE_RUNNING) {
 		ret = -EBUSY;
 	} else if (PMC_IS_SAMPLING_MODE(pm->mode)) {
@@ -808,7 +809,7 @@ long pmc_op_pmcsetcount(struct pmc_file *pf, void __user *arg)
 		}
 	} else if (!(pmc_class_find(pm->pmc_class)->caps & PMC_CAP_WRITE)) {
 		ret = -EINVAL;
-	} else if (!held) {
+	} else if (PMC_IS_SYSTEM_MODE(pm->mode) && !cpu_online(pm->cpu)) {
 		ret = -ENXIO;
 	} else {
 		WRITE_ONCE(pm->count, sc.pm_count);
@@ -819,8 +820,7 @@ long pmc_op_pmcsetcount(struct pmc_file *pf, void __user *arg)
 	if (!ret)
 		pmc_dbg(PMC_DBG_PMC, PMC_DBG_CONFIG, pm->id,
 			task_tgid_nr(current), pmc_dbg_cpu(pm), sc.pm_count);
-	if (held)
-		pmc_cpu_unhold(pm);
+	pmc_cpu_unhold(pm);
 	pmc_owner_unlock(po);
 	return ret;
 }
@@ -906,7 +906,8 @@ long pmc_op_pmcreadset(struct pmc_file *pf, void __user *arg)
 	} set[PMC_READSET_MAX];
 	u32 ids[PMC_READSET_MAX];
 	struct pmc_owner *po;
-	unsigned int i, entered = 0;
+	bool sys = false;
+	unsigned int i;
 	int ret = 0;
 
 	BUILD_BUG_ON(sizeof(set[0]) != sizeof(u64));
@@ -925,27 +926,23 @@ long pmc_op_pmcreadset(struct pmc_file *pf, void __user *arg)
 		set[i].pm = pmc_find_pmc(po, ids[i]);
 		if (!set[i].pm)
 			ret = -EINVAL;
+		else if (PMC_IS_SYSTEM_MODE(set[i].pm->mode))
+			sys = true;
 	}
-	/* Through the gate of each system PMC's CPU (pmc_cpu_hold()). */
-	while (!ret && entered < rs.pm_count) {
-		if (pmc_cpu_hold(set[entered].pm))
-			entered++;
-		else
+	/* As pmc_cpu_hold(), once for the whole set. */
+	if (sys)
+		cpus_read_lock();
+	for (i = 0; i < rs.pm_count && !ret; i++)
+		if (PMC_IS_SYSTEM_MODE(set[i].pm->mode) &&
+		    !cpu_online(set[i].pm->cpu))
 			ret = -ENXIO;
-	}
 	if (!ret) {
 		rs.pm_timestamp = ktime_get_ns();
-		for (i = 0; i < rs.pm_count; i++) {
-			struct pmc_obj *pm = set[i].pm;
-
-			/* The value takes the PMC's place. */
-			set[i].value = pmc_read_value(pm);
-			pmc_cpu_unhold(pm);
-		}
-	} else {
-		while (entered--)
-			pmc_cpu_unhold(set[entered].pm);
+		for (i = 0; i < rs.pm_count; i++)
+			set[i].value = pmc_read_value(set[i].pm);
 	}
+	if (sys)
+		cpus_read_unlock();
 	pmc_owner_unlock(po);
 	if (ret)
 		return ret;

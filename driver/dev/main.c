@@ -332,12 +332,9 @@ static int __init pmc_init(void)
 	if (ret)
 		goto err_arch;
 
-	ret = pmc_cpu_gate_init();
-	if (ret)
-		goto err_arch;
 	ret = pmc_core_init();
 	if (ret)
-		goto err_gate;
+		goto err_arch;
 	ret = pmc_sampling_init();
 	if (ret)
 		goto err_core;
@@ -362,8 +359,6 @@ err_sampling:
 	pmc_sampling_exit();
 err_core:
 	pmc_core_exit();
-err_gate:
-	pmc_cpu_gate_exit();
 err_arch:
 	pmc_arch_exit();
 	return ret;
@@ -377,7 +372,6 @@ static void __exit pmc_exit(void)
 	misc_deregister(&pmc_miscdev);
 	pmc_sampling_exit();
 	pmc_core_exit();
-	pmc_cpu_gate_exit();
 	pmc_arch_exit();
 	pr_info("unloaded\n");
 }

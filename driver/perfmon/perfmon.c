@@ -168,8 +168,8 @@ static int pmc_perfmon_create(struct pmc_perfmon_ctr *ctr,
 		return -ENOMEM;
 
 	/*
-	 * Outside the CPUs' gates: perf takes cpu_hotplug_lock to create a
-	 * counter (pmc_cpu_hold(), driver/core/core.c). A CPU that goes offline
+	 * Not under cpus_read_lock(): perf takes it to create a counter
+	 * (pmc_cpu_hold(), driver/core/core.c). A CPU that goes offline
 	 * meanwhile, refused by perf (-ENODEV), gets no counter, as one
 	 * offline before.
 	 */
@@ -197,58 +197,35 @@ static int pmc_perfmon_create(struct pmc_perfmon_ctr *ctr,
 }
 
 /*
- * The per-CPU loops below act on each CPU's counter inside that CPU's gate,
- * as the core's ops on a system PMC do (pmc_cpu_hold(), driver/core/core.c):
- * a CPU's teardown takes the mutex of the context these calls hold while
- * they call the CPU. The counter of an offline CPU (its gate refused) is
- * out of its context: perf reads and switches it without calling the CPU.
+ * The per-CPU loops below hold cpu_hotplug_lock (read), as the core's ops
+ * on a system PMC do (pmc_cpu_hold(), driver/core/core.c): a CPU's teardown
+ * takes the mutex of the context these calls hold while they call the CPU.
  */
-static void pmc_perfmon_each(struct pmc_perfmon_ctr *ctr,
-			     void (*act)(struct perf_event *event, void *arg),
-			     void *arg)
-{
-	unsigned int cpu;
-	bool inside;
-
-	for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
-		if (!ctr->events[cpu])
-			continue;
-		inside = pmc_cpu_enter(cpu);
-		act(ctr->events[cpu], arg);
-		if (inside)
-			pmc_cpu_leave(cpu);
-	}
-}
-
-static void pmc_perfmon_add_value(struct perf_event *event, void *arg)
-{
-	u64 enabled, running;
-
-	*(u64 *)arg += perf_event_read_value(event, &enabled, &running);
-}
-
-static void pmc_perfmon_disable(struct perf_event *event, void *arg)
-{
-	perf_event_disable(event);
-}
-
-static void pmc_perfmon_enable(struct perf_event *event, void *arg)
-{
-	perf_event_enable(event);
-}
 
 /* The sum of the per-CPU counts. Caller holds pmc_perfmon_lock. */
-static u64 pmc_perfmon_sum(struct pmc_perfmon_ctr *ctr)
+static u64 pmc_perfmon_sum(const struct pmc_perfmon_ctr *ctr)
 {
-	u64 sum = 0;
+	u64 sum = 0, enabled, running;
+	unsigned int cpu;
 
-	pmc_perfmon_each(ctr, pmc_perfmon_add_value, &sum);
+	cpus_read_lock();
+	for (cpu = 0; cpu < nr_cpu_ids; cpu++)
+		if (ctr->events[cpu])
+			sum += perf_event_read_value(ctr->events[cpu], &enabled,
+						     &running);
+	cpus_read_unlock();
 	return sum;
 }
 
 static void pmc_perfmon_stop(struct pmc_perfmon_ctr *ctr)
 {
-	pmc_perfmon_each(ctr, pmc_perfmon_disable, NULL);
+	unsigned int cpu;
+
+	cpus_read_lock();
+	for (cpu = 0; cpu < nr_cpu_ids; cpu++)
+		if (ctr->events[cpu])
+			perf_event_disable(ctr->events[cpu]);
+	cpus_read_unlock();
 	ctr->running = false;
 }
 
@@ -261,7 +238,11 @@ static int pmc_perfmon_start(struct pmc_perfmon_ctr *ctr)
 {
 	unsigned int cpu;
 
-	pmc_perfmon_each(ctr, pmc_perfmon_enable, NULL);
+	cpus_read_lock();
+	for (cpu = 0; cpu < nr_cpu_ids; cpu++)
+		if (ctr->events[cpu])
+			perf_event_enable(ctr->events[cpu]);
+	cpus_read_unlock();
 	ctr->running = true;
 
 	for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
