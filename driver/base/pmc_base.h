@@ -77,6 +77,13 @@ extern struct pmc_machine pmc_machine;
  */
 int pmc_machine_init(void);
 
+/*
+ * Before an op acts on a counter of @cpu: if the CPU is going offline or
+ * coming up, sleep a tick so that perf's hotplug work on the CPU's context
+ * goes first (cpu_settle.c). Process context; may sleep.
+ */
+void pmc_cpu_settle(unsigned int cpu);
+
 /* Class of a row, or NULL. Any context. */
 const struct pmc_classdesc *pmc_class_of_row(unsigned int row);
 /* Class descriptor by enum pmc_class, or NULL. Any context. */

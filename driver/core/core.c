@@ -85,39 +85,15 @@ static struct pmc_obj *pmc_lookup(struct pmc_file *pf, u32 id,
 }
 
 /*
- * An op on a system PMC tests cpu_online() and then acts on the CPU's perf
- * event. perf tears the CPU's context down when the CPU goes offline
- * (perf_event_exit_cpu(), under cpu_hotplug_lock, taking the context's
- * mutex), so the op holds the hotplug lock (read) across the test and the
- * act: the test stays true for the act. It also keeps a thread that
- * starts, stops and reads a CPU's PMCs in a loop from starving that
- * teardown: each such op holds the context's mutex while it calls the CPU
- * (an IPI), and with one host thread running every vCPU in turn (TCG with
- * -icount) the teardown's optimistic spin on that mutex only ever ran while
- * the op held it again: the arm64 guest hung in faults-hotplug's
- * churn_cycles. With the hotplug lock the teardown waits for the op in
- * flight and the next op waits for the teardown. Order: the owner's lock,
- * cpu_hotplug_lock, perf's context mutex. Process context.
- *
- * Never held across the creation or the release of a counter: perf takes
- * cpu_hotplug_lock there itself (static_key_slow_inc() in
- * perf_swevent_init(), static_key_slow_dec() in sw_perf_event_destroy(),
- * tracepoint registration), and a second read of that percpu rwsem waits
- * behind a hotplug writer that waits for the first: a deadlock (lockdep's
- * "possible recursive locking" on the PREEMPT_RT debug kernel, pmc-fuzz
- * allocating a system context-switches PMC). perf itself refuses a CPU
- * that is offline there (-ENODEV, under its context mutex).
+ * Before an op on a system PMC tests cpu_online() and acts on the CPU's
+ * counter: a hotplug of that CPU in progress goes first (pmc_cpu_settle(),
+ * driver/base/cpu_settle.c, which says why no lock is held across the op).
+ * Process context; may sleep.
  */
-static void pmc_cpu_hold(const struct pmc_obj *pm)
+static void pmc_sys_settle(const struct pmc_obj *pm)
 {
 	if (PMC_IS_SYSTEM_MODE(pm->mode))
-		cpus_read_lock();
-}
-
-static void pmc_cpu_unhold(const struct pmc_obj *pm)
-{
-	if (PMC_IS_SYSTEM_MODE(pm->mode))
-		cpus_read_unlock();
+		pmc_cpu_settle(pm->cpu);
 }
 
 /* The CPU field of the debug events of @pm: its CPU, or -1 (process mode). */
@@ -214,7 +190,7 @@ static bool pmc_sys_dead(const struct pmc_obj *pm)
  * new counter on its online CPU, the old count folded into its value; until
  * then reads return the value it had when its CPU went. Returns 0 or the
  * creation's error (the old counter stays). @pm is pmc_sys_dead(); owner's
- * lock held, not cpu_hotplug_lock (pmc_cpu_hold()).
+ * lock held.
  */
 static int pmc_sys_revive(struct pmc_obj *pm)
 {
@@ -433,7 +409,6 @@ static int pmc_obj_install(struct pmc_owner *po, struct pmc_obj *pm,
 		pmc_dbg(PMC_DBG_CPU, PMC_DBG_BIND, pm->id,
 			task_tgid_nr(current), pm->cpu, pm->row);
 	if (PMC_IS_SYSTEM_MODE(pm->mode) && cd->class != PMC_CLASS_TSC) {
-		/* Not under pmc_cpu_hold(): perf takes the hotplug lock. */
 		pm->sysev = cpu_online(pm->cpu) ?
 			pmc_event_create(pm, pm->cpu, NULL, false) :
 			ERR_PTR(-ENXIO);
@@ -549,7 +524,6 @@ long pmc_op_pmcrelease(struct pmc_file *pf, void __user *arg)
 	pm = pmc_lookup(pf, sp.pm_pmcid, &po);
 	if (IS_ERR(pm))
 		return PTR_ERR(pm);
-	/* Not under pmc_cpu_hold(): perf takes the hotplug lock. */
 	pmc_release_pmc(pm);
 	pmc_owner_unlock(po);
 	return 0;
@@ -596,11 +570,9 @@ long pmc_op_pmcdetach(struct pmc_file *pf, void __user *arg)
 
 /*
  * A system counter that CPU hotplug ended gets a new one
- * (pmc_sys_revive()), made outside pmc_cpu_hold(), which perf's creation
- * and release of a counter must not run under: the hold is dropped
- * meanwhile and taken again, and the CPU tested again, since it may have
- * gone meanwhile (-ENXIO; also when it keeps going away and coming back).
- * Owner's lock and pmc_cpu_hold() held, the PMC's snapshot timer stopped.
+ * (pmc_sys_revive()), and the CPU is tested again: it may have gone
+ * meanwhile (-ENXIO; also when it keeps going away and coming back, after
+ * three tries). Owner's lock held, the PMC's snapshot timer stopped.
  */
 static int pmc_sys_restart_dead(struct pmc_obj *pm)
 {
@@ -609,9 +581,7 @@ static int pmc_sys_restart_dead(struct pmc_obj *pm)
 	for (tries = 0; pmc_sys_dead(pm) && !ret; tries++) {
 		if (tries == 3)
 			return -ENXIO;
-		pmc_cpu_unhold(pm);
 		ret = pmc_sys_revive(pm);
-		pmc_cpu_hold(pm);
 		if (!ret && !cpu_online(pm->cpu))
 			ret = -ENXIO;
 	}
@@ -630,7 +600,7 @@ long pmc_op_pmcstart(struct pmc_file *pf, void __user *arg)
 	pm = pmc_lookup(pf, sp.pm_pmcid, &po);
 	if (IS_ERR(pm))
 		return PTR_ERR(pm);
-	pmc_cpu_hold(pm);
+	pmc_sys_settle(pm);
 	if (PMC_IS_SYSTEM_MODE(pm->mode)) {
 		if (!cpu_online(pm->cpu))
 			ret = -ENXIO;
@@ -675,7 +645,6 @@ long pmc_op_pmcstart(struct pmc_file *pf, void __user *arg)
 			task_tgid_nr(current), pmc_dbg_cpu(pm), 0);
 	if (PMC_IS_VIRTUAL_MODE(pm->mode))
 		pmc_selfread_update(po, pm->group);
-	pmc_cpu_unhold(pm);
 	pmc_owner_unlock(po);
 	return ret;
 }
@@ -692,7 +661,7 @@ long pmc_op_pmcstop(struct pmc_file *pf, void __user *arg)
 	pm = pmc_lookup(pf, sp.pm_pmcid, &po);
 	if (IS_ERR(pm))
 		return PTR_ERR(pm);
-	pmc_cpu_hold(pm);
+	pmc_sys_settle(pm);
 	if (PMC_IS_SYSTEM_MODE(pm->mode) && !cpu_online(pm->cpu))
 		ret = -ENXIO;
 	else
@@ -702,7 +671,6 @@ long pmc_op_pmcstop(struct pmc_file *pf, void __user *arg)
 			task_tgid_nr(current), pmc_dbg_cpu(pm), 0);
 	if (PMC_IS_VIRTUAL_MODE(pm->mode))
 		pmc_selfread_update(po, pm->group);
-	pmc_cpu_unhold(pm);
 	pmc_owner_unlock(po);
 	return ret;
 }
@@ -743,7 +711,7 @@ long pmc_op_pmcrw(struct pmc_file *pf, void __user *arg)
 	pm = pmc_lookup(pf, prw.pm_pmcid, &po);
 	if (IS_ERR(pm))
 		return PTR_ERR(pm);
-	pmc_cpu_hold(pm);
+	pmc_sys_settle(pm);
 	if (prw.pm_flags & PMC_F_NEWVALUE) {
 		if (pm->state == PMC_STATE_RUNNING)
 			ret = -EBUSY;
@@ -771,7 +739,6 @@ long pmc_op_pmcrw(struct pmc_file *pf, void __user *arg)
 	if (!(prw.pm_flags & PMC_F_NEWVALUE) || (prw.pm_flags & PMC_F_OLDVALUE))
 		prw.pm_value = old;
 out:
-	pmc_cpu_unhold(pm);
 	pmc_owner_unlock(po);
 	if (!ret && copy_to_user(arg, &prw, sizeof(prw)))
 		ret = -EFAULT;
@@ -790,7 +757,7 @@ long pmc_op_pmcsetcount(struct pmc_file *pf, void __user *arg)
 	pm = pmc_lookup(pf, sc.pm_pmcid, &po);
 	if (IS_ERR(pm))
 		return PTR_ERR(pm);
-	pmc_cpu_hold(pm);
+	pmc_sys_settle(pm);
 	if (pm->state == PMC_STATE_RUNNING) {
 		ret = -EBUSY;
 	} else if (PMC_IS_SAMPLING_MODE(pm->mode)) {
@@ -820,7 +787,6 @@ long pmc_op_pmcsetcount(struct pmc_file *pf, void __user *arg)
 	if (!ret)
 		pmc_dbg(PMC_DBG_PMC, PMC_DBG_CONFIG, pm->id,
 			task_tgid_nr(current), pmc_dbg_cpu(pm), sc.pm_count);
-	pmc_cpu_unhold(pm);
 	pmc_owner_unlock(po);
 	return ret;
 }
@@ -906,7 +872,6 @@ long pmc_op_pmcreadset(struct pmc_file *pf, void __user *arg)
 	} set[PMC_READSET_MAX];
 	u32 ids[PMC_READSET_MAX];
 	struct pmc_owner *po;
-	bool sys = false;
 	unsigned int i;
 	int ret = 0;
 
@@ -926,23 +891,18 @@ long pmc_op_pmcreadset(struct pmc_file *pf, void __user *arg)
 		set[i].pm = pmc_find_pmc(po, ids[i]);
 		if (!set[i].pm)
 			ret = -EINVAL;
-		else if (PMC_IS_SYSTEM_MODE(set[i].pm->mode))
-			sys = true;
 	}
-	/* As pmc_cpu_hold(), once for the whole set. */
-	if (sys)
-		cpus_read_lock();
-	for (i = 0; i < rs.pm_count && !ret; i++)
+	for (i = 0; i < rs.pm_count && !ret; i++) {
+		pmc_sys_settle(set[i].pm);
 		if (PMC_IS_SYSTEM_MODE(set[i].pm->mode) &&
 		    !cpu_online(set[i].pm->cpu))
 			ret = -ENXIO;
+	}
 	if (!ret) {
 		rs.pm_timestamp = ktime_get_ns();
 		for (i = 0; i < rs.pm_count; i++)
 			set[i].value = pmc_read_value(set[i].pm);
 	}
-	if (sys)
-		cpus_read_unlock();
 	pmc_owner_unlock(po);
 	if (ret)
 		return ret;

@@ -234,8 +234,8 @@ void pmc_snap_targets_changed(struct pmc_obj *pm)
 
 /*
  * @pm (running now) starts writing records: a system PMC joins its set's
- * timer on its CPU, arming one if it is the first. Owner's lock and, for a
- * system PMC, cpu_hotplug_lock held (pmc_cpu_hold()); process context.
+ * timer on its CPU, arming one if it is the first. Owner's lock held;
+ * process context.
  * Returns 0 or -ENOMEM / -ENXIO (CPU gone).
  */
 int pmc_snap_start(struct pmc_obj *pm)

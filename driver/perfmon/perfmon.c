@@ -168,10 +168,8 @@ static int pmc_perfmon_create(struct pmc_perfmon_ctr *ctr,
 		return -ENOMEM;
 
 	/*
-	 * Not under cpus_read_lock(): perf takes it to create a counter
-	 * (pmc_cpu_hold(), driver/core/core.c). A CPU that goes offline
-	 * meanwhile, refused by perf (-ENODEV), gets no counter, as one
-	 * offline before.
+	 * A CPU that goes offline meanwhile, refused by perf (-ENODEV),
+	 * gets no counter, as one offline before.
 	 */
 	for_each_online_cpu(cpu) {
 		ev = perf_event_create_kernel_counter(&attr, cpu, NULL, NULL,
@@ -197,9 +195,12 @@ static int pmc_perfmon_create(struct pmc_perfmon_ctr *ctr,
 }
 
 /*
- * The per-CPU loops below hold cpu_hotplug_lock (read), as the core's ops
- * on a system PMC do (pmc_cpu_hold(), driver/core/core.c): a CPU's teardown
- * takes the mutex of the context these calls hold while they call the CPU.
+ * The per-CPU loops below let a hotplug of a CPU in progress go first
+ * before they act on its counter (pmc_cpu_settle(), as the core's ops on a
+ * system PMC do): a CPU's teardown takes the mutex of the context these
+ * calls hold while they call the CPU. The counter of a CPU that went
+ * offline is out of its context: perf reads and switches it without
+ * calling the CPU.
  */
 
 /* The sum of the per-CPU counts. Caller holds pmc_perfmon_lock. */
@@ -208,12 +209,13 @@ static u64 pmc_perfmon_sum(const struct pmc_perfmon_ctr *ctr)
 	u64 sum = 0, enabled, running;
 	unsigned int cpu;
 
-	cpus_read_lock();
-	for (cpu = 0; cpu < nr_cpu_ids; cpu++)
-		if (ctr->events[cpu])
-			sum += perf_event_read_value(ctr->events[cpu], &enabled,
-						     &running);
-	cpus_read_unlock();
+	for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
+		if (!ctr->events[cpu])
+			continue;
+		pmc_cpu_settle(cpu);
+		sum += perf_event_read_value(ctr->events[cpu], &enabled,
+					     &running);
+	}
 	return sum;
 }
 
@@ -221,11 +223,12 @@ static void pmc_perfmon_stop(struct pmc_perfmon_ctr *ctr)
 {
 	unsigned int cpu;
 
-	cpus_read_lock();
-	for (cpu = 0; cpu < nr_cpu_ids; cpu++)
-		if (ctr->events[cpu])
-			perf_event_disable(ctr->events[cpu]);
-	cpus_read_unlock();
+	for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
+		if (!ctr->events[cpu])
+			continue;
+		pmc_cpu_settle(cpu);
+		perf_event_disable(ctr->events[cpu]);
+	}
 	ctr->running = false;
 }
 
@@ -238,11 +241,12 @@ static int pmc_perfmon_start(struct pmc_perfmon_ctr *ctr)
 {
 	unsigned int cpu;
 
-	cpus_read_lock();
-	for (cpu = 0; cpu < nr_cpu_ids; cpu++)
-		if (ctr->events[cpu])
-			perf_event_enable(ctr->events[cpu]);
-	cpus_read_unlock();
+	for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
+		if (!ctr->events[cpu])
+			continue;
+		pmc_cpu_settle(cpu);
+		perf_event_enable(ctr->events[cpu]);
+	}
 	ctr->running = true;
 
 	for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
