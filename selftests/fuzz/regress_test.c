@@ -415,4 +415,110 @@ TEST_F_TIMEOUT(regress, attach_vs_reap, 60)
 		close(kfd);
 }
 
+/*
+ * Does lockdep's table (/proc/lockdep) have a direct dependency of lock
+ * class @from on lock class @to? 1 yes, 0 no, -1 no table with
+ * dependencies (no lockdep, or no CONFIG_PROVE_LOCKING).
+ */
+static int lockdep_has_dep(const char *from, const char *to)
+{
+	FILE *f = fopen("/proc/lockdep", "re");
+	bool in = false, any = false;
+	char line[512];
+	size_t nf = strlen(from);
+	int found = 0;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		size_t n = strcspn(line, "\n");
+
+		line[n] = '\0';
+		if (!strncmp(line, " -> ", 4)) {
+			any = true;
+			/* " -> [ffff...] &ctx->mutex" */
+			if (in && strchr(line, ']') && !strcmp(strchr(line, ']') + 2, to))
+				found = 1;
+			continue;
+		}
+		/* A class: "ffff... FD: 4 BD: 1 ++++: cpu_hotplug_lock" */
+		in = n > nf && !strcmp(line + n - nf, from) && line[n - nf - 1] == ' ';
+	}
+	fclose(f);
+	return any ? found : -1;
+}
+
+/*
+ * Bug "sys-op-hotplug-lock-cycle" (found by check-debug on the PREEMPT_RT
+ * debug kernel: lockdep, possible circular locking dependency, pmc-fuzz
+ * 657 s in): the ops on a system PMC held cpu_hotplug_lock (read) around
+ * their perf calls, and PMCREADSET of a system and a process PMC took the
+ * task context's mutex under it: cpu_hotplug_lock -> &ctx->mutex. perf
+ * takes cpu_hotplug_lock under a task context's mutex (an inherited
+ * software counter freed at a task's exit drops its static key): with a
+ * hotplug writer waiting between the two readers, a deadlock. perf's side
+ * needs a release racing a child's exit; here: start, read, readset and
+ * stop system PMCs and a child's process PMC: lockdep must say nothing (the
+ * old driver: a cycle through the hotplug lock, the task context's mutex,
+ * mmap_lock and the tracepoint registration lock) and its table must have
+ * no cpu_hotplug_lock -> &ctx->mutex dependency. Fixed by
+ * driver/base/cpu_settle.c.
+ */
+TEST_F_TIMEOUT(regress, sys_ops_take_no_context_mutex_under_hotplug_lock, 60)
+{
+	long i, n = sysconf(_SC_NPROCESSORS_ONLN);
+	uint64_t v[9], spin = 5000 * MS;
+	struct pmc_t_child c;
+	char line[512] = "";
+	uint32_t id[9];
+	int kfd;
+
+	if (_metadata->skip)
+		return;
+	switch (lockdep_state()) {
+	case -1:
+		SKIP(return, "no lockdep in this kernel (/proc/lockdep_stats)");
+	case 0:
+		SKIP(return, "lockdep was turned off by an earlier report");
+	}
+	if (lockdep_has_dep("cpu_hotplug_lock", "&ctx->mutex") < 0)
+		SKIP(return, "no lockdep dependency table in this kernel (/proc/lockdep)");
+	kfd = kmsg_open();
+	ASSERT_LE(0, kfd);
+	/*
+	 * A system PMC on each CPU (those of other CPUs are read through
+	 * perf's locks), and a process PMC of a child (another task's
+	 * counter is read under its context's mutex): id[n].
+	 */
+	ASSERT_LE(1, n);
+	if (n > 8)
+		n = 8;
+	for (i = 0; i < n; i++)
+		ASSERT_EQ(0, pmc_t_alloc_soft(self->fd, PMC_MODE_SC, (uint32_t)i,
+					      PMC_T_SW_CPU_CLOCK, 0, 0, &id[i]));
+	ASSERT_EQ(0, pmc_t_alloc_soft(self->fd, PMC_MODE_TC, PMC_CPU_ANY,
+				      PMC_T_SW_TASK_CLOCK, 0, 0, &id[n]));
+	ASSERT_EQ(0, pmc_t_child_start(&c, pmc_t_spin_fn, &spin));
+	ASSERT_EQ(0, pmc_t_attach(self->fd, id[n], c.pid, 0));
+	for (i = 0; i <= n; i++)
+		ASSERT_EQ(0, pmc_t_start(self->fd, id[i]));
+	/* The child makes its counter as it returns to user space. */
+	ASSERT_EQ(0, pmc_t_child_go(&c));
+	usleep(200000);
+	for (i = 0; i <= n; i++)
+		ASSERT_EQ(0, pmc_t_read(self->fd, id[i], &v[i]));
+	ASSERT_EQ(0, pmc_t_readset(self->fd, id, (uint32_t)n + 1, v, NULL));
+	for (i = 0; i <= n; i++)
+		ASSERT_EQ(0, pmc_t_stop(self->fd, id[i]));
+	ASSERT_EQ(0, pmc_t_readset(self->fd, id, (uint32_t)n + 1, v, NULL));
+	EXPECT_FALSE(kmsg_find(kfd, "possible circular locking", line, sizeof(line)))
+		TH_LOG("kernel: %s", line);
+	EXPECT_EQ(1, lockdep_state());
+	EXPECT_EQ(0, lockdep_has_dep("cpu_hotplug_lock", "&ctx->mutex"));
+	close(kfd);
+	pmc_t_child_kill(&c);
+	for (i = 0; i <= n; i++)
+		EXPECT_EQ(0, pmc_t_release(self->fd, id[i]));
+}
+
 TEST_HARNESS_MAIN
