@@ -84,6 +84,17 @@ static int lockdep_state(void)
 	return p && strtoul(p + strlen("debug_locks:"), NULL, 10) ? 1 : 0;
 }
 
+/* In a test: SKIP it unless lockdep is in this kernel and still on. */
+#define SKIP_UNLESS_LOCKDEP_ON()					\
+	do {								\
+		switch (lockdep_state()) {				\
+		case -1:						\
+			SKIP(return, "no lockdep in this kernel (/proc/lockdep_stats)"); \
+		case 0:							\
+			SKIP(return, "lockdep was turned off by an earlier report"); \
+		}							\
+	} while (0)
+
 static volatile sig_atomic_t nsig;
 
 static void on_sig(int sig)
@@ -216,12 +227,7 @@ TEST_F_TIMEOUT(regress, allocate_copyout_vs_ring_mmap, 60)
 
 	if (_metadata->skip)
 		return;
-	switch (lockdep_state()) {
-	case -1:
-		SKIP(return, "no lockdep in this kernel (/proc/lockdep_stats)");
-	case 0:
-		SKIP(return, "lockdep was turned off by an earlier report");
-	}
+	SKIP_UNLESS_LOCKDEP_ON();
 	kfd = kmsg_open();
 	ASSERT_LE(0, kfd);
 	ASSERT_EQ(0, pmc_t_alloc_soft(self->fd, PMC_MODE_TC, PMC_CPU_ANY,
@@ -475,12 +481,7 @@ TEST_F_TIMEOUT(regress, sys_ops_take_no_context_mutex_under_hotplug_lock, 60)
 
 	if (_metadata->skip)
 		return;
-	switch (lockdep_state()) {
-	case -1:
-		SKIP(return, "no lockdep in this kernel (/proc/lockdep_stats)");
-	case 0:
-		SKIP(return, "lockdep was turned off by an earlier report");
-	}
+	SKIP_UNLESS_LOCKDEP_ON();
 	if (lockdep_has_dep("cpu_hotplug_lock", "&ctx->mutex") < 0)
 		SKIP(return, "no lockdep dependency table in this kernel (/proc/lockdep)");
 	kfd = kmsg_open();
