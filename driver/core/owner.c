@@ -17,6 +17,8 @@
 #include <linux/slab.h>
 #include <linux/task_work.h>
 
+#include "compat/task_work.h"
+
 /*
  * The live owners, for the probes (owner exit, system-sampling owners'
  * records). Readers: rcu_read_lock(), any context but NMI. Writers hold
@@ -234,7 +236,7 @@ void pmc_owner_exit_probe(struct task_struct *task)
 			pmc_owner_put(po);
 			continue;
 		}
-		if (task_work_add(task, &po->exit_work, TWA_NONE)) {
+		if (pmc_task_work_add_atomic(task, &po->exit_work, TWA_NONE)) {
 			module_put(THIS_MODULE);
 			pmc_owner_put(po);
 		}

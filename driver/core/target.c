@@ -38,6 +38,7 @@
 #include <linux/task_work.h>
 
 #include "compat/perf_ctx.h"
+#include "compat/task_work.h"
 
 /*
  * The targets by task (pmc_thr_hash, struct pmc_thr) and by tgid
@@ -997,7 +998,7 @@ static void pmc_fork_queue(struct task_struct *child, struct pmc_target *tgt,
 	init_task_work(&fw->cb, pmc_fork_work_fn);
 	fw->tgt = tgt;
 	fw->new_process = new_process;
-	if (!task_work_add(child, &fw->cb, TWA_RESUME))
+	if (!pmc_task_work_add_atomic(child, &fw->cb, TWA_RESUME))
 		return;
 	module_put(THIS_MODULE);
 err_free:
@@ -1108,7 +1109,7 @@ static void pmc_thr_queue(struct pmc_thr *thr, struct callback_head *cb,
 		return;
 	if (!try_module_get(THIS_MODULE))
 		goto err_ref;
-	if (!task_work_add(thr->task, cb, mode))
+	if (!pmc_task_work_add_atomic(thr->task, cb, mode))
 		return;
 	module_put(THIS_MODULE);
 err_ref:

@@ -14,6 +14,7 @@
 #include "base/pmc_base.h"
 #include "pmc_log_priv.h"
 #include "compat/fs.h"
+#include "compat/task_work.h"
 #include "map_hooks.h"
 
 #include <linux/auxvec.h>
@@ -97,7 +98,7 @@ static int pmc_log_work_add(struct task_struct *task, struct callback_head *cb,
 {
 	kref_get(&log->ref);
 	__module_get(THIS_MODULE);
-	if (!task_work_add(task, cb, TWA_RESUME))
+	if (!pmc_task_work_add_atomic(task, cb, TWA_RESUME))
 		return 0;
 	module_put(THIS_MODULE);
 	refcount_dec(&log->ref.refcount);

@@ -27,6 +27,8 @@
 #include <linux/slab.h>
 #include <linux/task_work.h>
 
+#include "compat/task_work.h"
+
 /*
  * struct pmc_ovf_work - one pending overflow.
  * @po:		the owner (a reference)
@@ -210,7 +212,7 @@ void pmc_ovf_queue(struct pmc_owner *po, struct task_struct *task, u32 pmcid,
 	}
 
 	__module_get(THIS_MODULE);
-	if (task_work_add(task, &w->cb, TWA_RESUME)) {
+	if (pmc_task_work_add_atomic(task, &w->cb, TWA_RESUME)) {
 		/* The thread is exiting: nobody to signal. */
 		raw_spin_lock_irqsave(&pmc_ovf_lock, flags);
 		list_del(&w->link);
