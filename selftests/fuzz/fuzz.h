@@ -80,6 +80,7 @@ struct fz_shared {
 	_Atomic uint64_t op_calls[FZ_NOPS];
 	_Atomic uint64_t op_ok[FZ_NOPS];
 	_Atomic uint64_t op_ns[FZ_NOPS];	/* time spent in each op */
+	_Atomic uint64_t proc_ops[FZ_MAX_PROCS];	/* ops done by each worker */
 	_Atomic uint64_t errnos[FZ_NERRNO];
 	_Atomic uint64_t bad_pointers;		/* calls made with a bad pointer */
 	_Atomic uint64_t forks, execs, kills, thread_exits, maps, logs;

@@ -5,7 +5,10 @@
  * still counts).
  *
  *   pmc-fuzz [--seed N] [--ops N] [--procs N] [--threads N] [--unpriv N]
- *            [--timeout S] [--faults PCT] [--verbose] [--no-kmsg]
+ *            [--timeout S] [--faults PCT] [--profile S] [--verbose] [--no-kmsg]
+ *
+ * --profile S: every S seconds (default 300, 0: never), the ops that took
+ * the most time since the last profile and each worker's ops, on stderr.
  *
  * --faults PCT (debug kernel): failslab and fail_page_alloc fail PCT % of
  * the workers' allocations (task filter, make-it-fail); ENOMEM anywhere is
@@ -47,6 +50,7 @@ struct fz_opts {
 	int unpriv;
 	int timeout;
 	int faults;	/* % of the workers' allocations failed (0: none) */
+	int profile;	/* seconds between profiles (0: none) */
 	bool kmsg;
 };
 
@@ -570,6 +574,58 @@ static void fz_kmsg_check(int fd, bool faults)
 	}
 }
 
+/*
+ * Every --profile seconds of a long run: where the fuzzer's time went
+ * since the last profile (the ops by time, with their calls and mean, and
+ * each worker's ops), so that a rate that falls over an hour names the op
+ * and the worker that got slower.
+ */
+struct fz_profile {
+	uint64_t ops, calls[FZ_NOPS], ns[FZ_NOPS], proc_ops[FZ_MAX_PROCS];
+};
+
+static void fz_profile(const struct fz_opts *o, struct fz_profile *prev, uint64_t secs)
+{
+	struct fz_profile now;
+	unsigned int i, k, best[6], nbest = 0;
+	uint64_t d;
+
+	now.ops = atomic_load(&fz_sh->ops);
+	for (i = 0; i < fz_nops(); i++) {
+		now.calls[i] = atomic_load(&fz_sh->op_calls[i]);
+		now.ns[i] = atomic_load(&fz_sh->op_ns[i]);
+	}
+	for (i = 0; i < (unsigned int)o->procs; i++)
+		now.proc_ops[i] = atomic_load(&fz_sh->proc_ops[i]);
+	/* The six ops that took the most time since the last profile. */
+	for (i = 0; i < fz_nops(); i++) {
+		d = now.ns[i] - prev->ns[i];
+		for (k = nbest; k > 0 && d > now.ns[best[k - 1]] - prev->ns[best[k - 1]]; k--)
+			if (k < 6)
+				best[k] = best[k - 1];
+		if (k < 6) {
+			best[k] = i;
+			if (nbest < 6)
+				nbest++;
+		}
+	}
+	fprintf(stderr, "# pmc-fuzz: profile at %" PRIu64 " s: %" PRIu64 " ops (%" PRIu64
+		"/s); workers", secs, now.ops - prev->ops,
+		(now.ops - prev->ops) / (uint64_t)o->profile);
+	for (i = 0; i < (unsigned int)o->procs; i++)
+		fprintf(stderr, " %" PRIu64, now.proc_ops[i] - prev->proc_ops[i]);
+	fprintf(stderr, "; ms (calls, us each):");
+	for (k = 0; k < nbest; k++) {
+		uint64_t c = now.calls[best[k]] - prev->calls[best[k]];
+
+		d = now.ns[best[k]] - prev->ns[best[k]];
+		fprintf(stderr, " %s %" PRIu64 " (%" PRIu64 ", %" PRIu64 ")", fz_op_name(best[k]),
+			d / 1000000, c, c ? d / c / 1000 : 0);
+	}
+	fprintf(stderr, "\n");
+	*prev = now;
+}
+
 static void fz_summary(const struct fz_opts *o, double secs)
 {
 	unsigned int i;
@@ -622,7 +678,8 @@ static void fz_usage(const char *argv0)
 {
 	fprintf(stderr,
 		"usage: %s [--seed N] [--ops N] [--procs N] [--threads N] [--unpriv N]\n"
-		"          [--timeout SECONDS] [--faults PCT] [--verbose] [--no-kmsg]\n", argv0);
+		"          [--timeout SECONDS] [--faults PCT] [--profile SECONDS] [--verbose]\n"
+		"          [--no-kmsg]\n", argv0);
 	exit(2);
 }
 
@@ -650,20 +707,22 @@ int main(int argc, char **argv)
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "no-kmsg", no_argument, NULL, 'K' },
 		{ "faults", required_argument, NULL, 'F' },
+		{ "profile", required_argument, NULL, 'P' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct fz_opts o = { .ops = 50000, .procs = 4, .threads = 3, .unpriv = -1,
-			     .timeout = 1800, .kmsg = true };
+			     .timeout = 1800, .profile = 300, .kmsg = true };
 	pthread_mutexattr_t ma;
 	struct pmc_op_getcpuinfo ci;
 	pid_t pids[FZ_MAX_PROCS];
-	uint64_t start, deadline, last = 0;
+	uint64_t start, deadline, last = 0, last_profile = 0;
+	struct fz_profile profile = { 0 };
 	int c, i, fd, kfd = -1, alive;
 	bool have_seed = false, hung = false;
 	long long injected = 0;
 	char buf[64];
 
-	while ((c = getopt_long(argc, argv, "s:n:p:t:u:T:vKF:", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "s:n:p:t:u:T:vKF:P:", lo, NULL)) != -1) {
 		switch (c) {
 		case 's': o.seed = strtoull(optarg, NULL, 0); have_seed = true; break;
 		case 'n': o.ops = strtoull(optarg, NULL, 0); break;
@@ -674,11 +733,13 @@ int main(int argc, char **argv)
 		case 'v': break;
 		case 'K': o.kmsg = false; break;
 		case 'F': o.faults = atoi(optarg); break;
+		case 'P': o.profile = atoi(optarg); break;
 		default: fz_usage(argv[0]);
 		}
 	}
 	if (optind != argc || o.procs < 1 || o.procs > FZ_MAX_PROCS || o.threads < 1 ||
-	    o.threads > 16 || o.timeout < 1 || o.faults < 0 || o.faults > 100)
+	    o.threads > 16 || o.timeout < 1 || o.faults < 0 || o.faults > 100 ||
+	    o.profile < 0)
 		fz_usage(argv[0]);
 	if (!have_seed)
 		o.seed = fz_default_seed();
@@ -828,6 +889,11 @@ int main(int argc, char **argv)
 			last = fz_now_ns() - start;
 			fprintf(stderr, "# pmc-fuzz: %" PRIu64 " ops after %" PRIu64 " s\n",
 				atomic_load(&fz_sh->ops), (uint64_t)(last / 1000000000ULL));
+		}
+		if (o.profile > 0 &&
+		    fz_now_ns() - start > last_profile + (uint64_t)o.profile * 1000000000ULL) {
+			last_profile = fz_now_ns() - start;
+			fz_profile(&o, &profile, last_profile / 1000000000ULL);
 		}
 		usleep(20000);
 	}

@@ -1737,6 +1737,7 @@ void fz_op(struct fz_thread *t)
 	default: fz_op_spin(t); break;
 	}
 	atomic_fetch_add(&fz_sh->op_ns[i], fz_now_ns() - start);
+	atomic_fetch_add(&fz_sh->proc_ops[t->p->index], 1);
 	atomic_fetch_add(&fz_sh->ops, 1);
 }
 
