@@ -412,8 +412,16 @@ TEST_F(thr, thread_scope_inherit_counts_new_threads)
 		       (unsigned long long)ref,
 		       (unsigned long long)w.child_ns);
 		if (i) {
-			/* The child counted from before its first line. */
-			EXPECT_LE(w.child_ns, v - ref);
+			/*
+			 * The child counted from before its first line: no
+			 * less than its thread clock measured, but for the
+			 * two clocks' difference (about 1 % under TCG; 0.25 %
+			 * seen on the RT debug kernel) and the worker's last
+			 * switch-out, which perf's wider window may count and
+			 * the PMC's not (the worker reads as sleeping before
+			 * it is off its CPU).
+			 */
+			EXPECT_LE(w.child_ns, v - ref + w.child_ns / 100 + 200000);
 			EXPECT_TRUE(near(v - ref, w.child_ns, 10.0, 3000000));
 		} else {
 			EXPECT_GE(ref, v);
