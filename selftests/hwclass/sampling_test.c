@@ -127,8 +127,14 @@ TEST_F(hwsampling, process_samples_come_from_nmi)
 	 * event's add to its del, which includes the part of each context
 	 * switch the scheduler does not charge to the task (2.3 % more on
 	 * the PREEMPT_RT debug kernel, which switches often and slowly).
+	 * Nor exactly by the counting event's: at each switch perf adds and
+	 * removes the two events one after the other, so each slice of the
+	 * sampling event's test-PMU clock is longer than the counting one's
+	 * by the time one add or remove takes; with lockdep and KASAN that
+	 * is microseconds, and 212 samples for 208 counted periods were seen
+	 * there (2 %). A double or spurious sample per period would be 100 %.
 	 */
-	EXPECT_LE(s.n, counted + 1);
+	EXPECT_LE(s.n, counted + 1 + counted * 3 / 100);
 	EXPECT_LE((long long)((w.inner1 - w.inner0) * 0.99 / PERIOD) - 1, s.n);
 	EXPECT_EQ(s.n, s.own);
 	/*
