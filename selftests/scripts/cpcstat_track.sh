@@ -9,7 +9,7 @@ cd "$(dirname "$0")/../.." || exit 1
 . selftests/cpcstat/lib.sh
 
 names=("title line" "tick and exit lines" "exit line counts the task-clock of the command"
-	"task-clock agrees with perf stat within 2%" "threads: lwp_create and lwp_exit lines"
+	"task-clock agrees with perf stat within 2% (+ its exec)" "threads: lwp_create and lwp_exit lines"
 	"-f: fork line and the child's lines" "-e: exec lines" "-p attaches, -N stops"
 	"-o writes the file" "-x CSV" "--json lines" "SIGINT prints totals, exits 130"
 	"bad spec: one line, usage, exit 2" "no command nor pid: usage, exit 2"
@@ -42,7 +42,9 @@ check "${names[2]}" 'awk -v v="$exitv" -v w="$exitt" -v t="$ticksum" \
 # The same process measured by both in one run: perf stat's workload is the
 # child of perf, which cputrack follows (-f) through its exec (-e). perf
 # counts from inside the exec, cputrack from its end: a few ms of exec that
-# only perf sees, so the workload runs 3 s.
+# only perf sees, so the workload runs 3 s. That exec is perf's alone, so
+# ours may fall short of perf's by 2 % and up to 100 ms more (70 ms seen on
+# the RT debug kernel, whose exec is slow), and exceed it by 2 % only.
 if command -v perf > /dev/null; then
 	out=$("$CPUTRACK" -fe -T 0 -c task-clock perf stat -e task-clock -x, -o "$TMP/perf.csv" \
 		"$PROGS/spin" 3 2>&1)
@@ -52,7 +54,7 @@ if command -v perf > /dev/null; then
 	# perf prints msec; ours are ns.
 	echo "# task-clock of the workload: cputrack $ours ns, perf stat $theirs msec"
 	check "${names[3]}" '[ -n "$ours" ] && [ -n "$theirs" ] &&
-		within "$(calc "$ours / 1e6")" "$theirs" "$(calc "$theirs * 0.02")"' \
+		within "$(calc "$ours / 1e6")" "$(calc "$theirs - 50")" "$(calc "$theirs * 0.02 + 50")"' \
 		"ours=$ours ns perf=$theirs msec
 $out
 $(cat "$TMP/perf.csv")"
