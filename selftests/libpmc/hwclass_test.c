@@ -68,9 +68,12 @@ static int count_spin(struct __test_metadata *_metadata, const char *spec,
 	/*
 	 * The test PMU counts the thread's time: between the two windows,
 	 * with 5 % and 1 ms for the clocks (the start and stop ioctls took
-	 * milliseconds of the outer one on the debug kernel).
+	 * milliseconds of the outer one on the debug kernel). Below, 10 %:
+	 * it counts from perf's add to its del, which misses the part of each
+	 * switch the scheduler charges to the thread; on the RT debug kernel,
+	 * preempted at every tick and slow to switch, that was 9 %.
 	 */
-	EXPECT_GE(*v + *v / 20 + 1000000, i1 - i0)
+	EXPECT_GE(*v + *v / 10 + 1000000, i1 - i0)
 		TH_LOG("%s: %llu, CPU clock %llu inside", spec,
 		       (unsigned long long)*v, (unsigned long long)(i1 - i0));
 	EXPECT_LE(*v, o1 - o0 + (o1 - o0) / 20 + 1000000)
