@@ -139,7 +139,6 @@ TEST_F(proc, thread_records_at_switch_out)
 	 */
 	EXPECT_GE((t1 - t0) / (PERIOD_US * 1000ull) + 1, na - 1);
 	EXPECT_GE(v[1] + 1, na - 1);
-	EXPECT_LE(sleeps, v[1]);
 	for (i = 0; i + 1 < na; i++) {
 		EXPECT_EQ((uint32_t)gettid(), ra[i]->pl_tid);
 		EXPECT_EQ(4, ra[i]->pl_group);
