@@ -122,19 +122,22 @@ TEST_F(hwsampling, process_samples_come_from_nmi)
 	EXPECT_EQ(0, tp_stat("overflows_outside_nmi") - self->outside);
 	EXPECT_EQ(in_nmi, s.n);
 	/*
-	 * At most one sample per period the counter counted. Not bounded by
-	 * the thread's CPU time: the test PMU counts local_clock() from the
-	 * event's add to its del, which includes the part of each context
-	 * switch the scheduler does not charge to the task (2.3 % more on
-	 * the PREEMPT_RT debug kernel, which switches often and slowly).
-	 * Nor exactly by the counting event's: at each switch perf adds and
-	 * removes the two events one after the other, so each slice of the
-	 * sampling event's test-PMU clock is longer than the counting one's
-	 * by the time one add or remove takes; with lockdep and KASAN that
-	 * is microseconds, and 212 samples for 208 counted periods were seen
-	 * there (2 %). A double or spurious sample per period would be 100 %.
+	 * At most one sample per period the counter counted, within the
+	 * drift of two test-PMU events. Not bounded by the thread's CPU
+	 * time: the test PMU counts local_clock() from the event's add to
+	 * its del, which includes the part of each context switch the
+	 * scheduler does not charge to the task. Nor exactly by the
+	 * counting event's: at each switch perf adds and removes the two
+	 * events one after the other, first in, first out, so each slice of
+	 * the sampling event's clock differs from the counting one's by the
+	 * time between the two adds less the time between the two removes.
+	 * On the PREEMPT_RT debug kernel under a loaded host (lockdep and
+	 * KASAN in the switch path, the vCPU preempted inside it) ten runs
+	 * gave samples from 3.9 % below to 9.4 % above the counted periods
+	 * (222 for 203). A double or spurious sample per period would be
+	 * 100 %.
 	 */
-	EXPECT_LE(s.n, counted + 1 + counted * 3 / 100);
+	EXPECT_LE(s.n, counted + 1 + counted * 15 / 100);
 	EXPECT_LE((long long)((w.inner1 - w.inner0) * 0.99 / PERIOD) - 1, s.n);
 	EXPECT_EQ(s.n, s.own);
 	/*

@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 
 #include "kselftest_harness.h"
+#include "pmc_test.h"
 #include "pmc_util.h"
 
 #define NPAGES	256
@@ -110,25 +111,50 @@ TEST(tc_counts_a_child_process)
 	close(go[1]);
 }
 
-/* task-clock counts the CPU time of the process, in nanoseconds. */
+/*
+ * task-clock counts the thread's CPU time in nanoseconds, as perf's own
+ * task-clock does: no less than a perf counter enabled after PMCSTART and
+ * disabled before PMCSTOP, no more than one enabled before PMCSTART and
+ * disabled after PMCSTOP. The three read one clock (the task's perf
+ * context time), so the bounds are exact on any kernel and any load.
+ * The thread's CPU clock is another clock, charged from the scheduler's
+ * pick rather than perf's switch-in: on the PREEMPT_RT debug kernel
+ * under a loaded host the two drifted 5 % apart (docs/reliability.md),
+ * and a PMCSTART there took up to 30 ms of CPU time. It only shows the
+ * unit.
+ */
 TEST(tc_task_clock_matches_cpu_time)
 {
-	uint64_t c0, c1;
+	uint64_t c0, c1, inner, outer;
+	int fin, fout;
 	pmc_value_t v;
 	pmc_id_t id;
 
 	PMC_INIT_OR_SKIP();
+	fout = pmc_t_perf_open(0, PMC_T_SW_TASK_CLOCK);
+	fin = pmc_t_perf_open(0, PMC_T_SW_TASK_CLOCK);
+	ASSERT_LE(0, fout);
+	ASSERT_LE(0, fin);
 	PMC_ALLOC("SOFT-task-clock", PMC_MODE_TC, 0, PMC_CPU_ANY, &id, 0);
 	/* Started without an attach: hwpmc attaches it to its owner. */
-	c0 = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
+	ASSERT_EQ(0, pmc_t_perf_enable(fout));
 	ASSERT_EQ(0, pmc_start(id));
+	ASSERT_EQ(0, pmc_t_perf_enable(fin));
+	c0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	spin_cpu_ns(100000000);
+	c1 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	ASSERT_EQ(0, pmc_t_perf_disable(fin));
 	ASSERT_EQ(0, pmc_stop(id));
-	c1 = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
+	ASSERT_EQ(0, pmc_t_perf_disable(fout));
 	ASSERT_EQ(0, pmc_read(id, &v));
-	/* perf's clock and the CPU-time clock differ by scheduler ticks. */
-	EXPECT_NEAR_PCT(v, c1 - c0, 5, 2000000);
+	ASSERT_EQ(0, pmc_t_perf_read(fin, &inner));
+	ASSERT_EQ(0, pmc_t_perf_read(fout, &outer));
+	EXPECT_LE(inner, v);
+	EXPECT_LE(v, outer);
+	EXPECT_NEAR_PCT(inner, c1 - c0, 25, 2000000);
 	ASSERT_EQ(0, pmc_release(id));
+	close(fin);
+	close(fout);
 }
 
 /* A sampling PMC goes through its life without a log (its samples are dropped). */
@@ -404,28 +430,48 @@ static void *spin_thread(void *arg)
 /* Linux: a PMC attached to one thread counts that thread only. */
 TEST(thread_scope_counts_one_thread)
 {
-	uint64_t spin = 60000000, c0, c1;
+	uint64_t spin = 60000000, c0, c1, inner, outer;
+	int fin, fout;
 	pthread_t t;
 	pmc_value_t v;
 	pmc_id_t id;
 
 	PMC_INIT_OR_SKIP();
+	fout = pmc_t_perf_open(0, PMC_T_SW_TASK_CLOCK);
+	fin = pmc_t_perf_open(0, PMC_T_SW_TASK_CLOCK);
+	ASSERT_LE(0, fout);
+	ASSERT_LE(0, fin);
 	PMC_ALLOC("SOFT-task-clock", PMC_MODE_TC, 0, PMC_CPU_ANY, &id, 0);
 	PMC_OK(pmc_attach_thread(id, 0, 0), "thread attach");
+	ASSERT_EQ(0, pmc_t_perf_enable(fout));
 	ASSERT_EQ(0, pmc_start(id));
+	ASSERT_EQ(0, pmc_t_perf_enable(fin));
 	c0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	ASSERT_EQ(0, pthread_create(&t, NULL, spin_thread, &spin));
 	spin_cpu_ns(spin);
 	c1 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	ASSERT_EQ(0, pmc_t_perf_disable(fin));
 	ASSERT_EQ(0, pmc_stop(id));
+	ASSERT_EQ(0, pmc_t_perf_disable(fout));
 	ASSERT_EQ(0, pthread_join(t, NULL));
 	ASSERT_EQ(0, pmc_read(id, &v));
-	/* This thread's time, not the other's as well. */
-	EXPECT_NEAR_PCT(v, c1 - c0, 10, 3000000);
+	ASSERT_EQ(0, pmc_t_perf_read(fin, &inner));
+	ASSERT_EQ(0, pmc_t_perf_read(fout, &outer));
+	/*
+	 * This thread's time, not the other's as well: within perf's own
+	 * task-clock of this thread (the bounds of
+	 * tc_task_clock_matches_cpu_time), while the other thread spins as
+	 * long.
+	 */
+	EXPECT_LE(inner, v);
+	EXPECT_LE(v, outer);
+	EXPECT_NEAR_PCT(inner, c1 - c0, 25, 3000000);
 	ASSERT_EQ(0, pmc_detach_thread(id, 0));
 	EXPECT_EQ(-1, pmc_attach_thread(id, 0, 0x80));
 	EXPECT_EQ(EINVAL, errno);
 	ASSERT_EQ(0, pmc_release(id));
+	close(fin);
+	close(fout);
 }
 
 /* Linux: several PMCs read at one instant. */
@@ -484,10 +530,10 @@ TEST(selfread_page_reads_a_thread_set)
 {
 	struct pmc_op_pmcallocate req;
 	const struct pmc_selfread_page *pg;
+	uint64_t c0, c1, inner, outer;
 	pmc_value_t v[2], w[2];
+	int i, fin, fout;
 	pmc_id_t ids[2];
-	uint64_t c0, c0s, c1;
-	int i;
 
 	PMC_INIT_OR_SKIP();
 	for (i = 0; i < 2; i++) {
@@ -502,24 +548,30 @@ TEST(selfread_page_reads_a_thread_set)
 	pg = pmc_selfread_map(5);
 	ASSERT_NE(NULL, pg) TH_LOG("self-read page: %m");
 	/*
-	 * The task-clock starts somewhere in the first PMCSTART: between c0
-	 * and c0s of the thread's CPU time (a start can take milliseconds of
-	 * it on a loaded PREEMPT_RT guest).
+	 * The page's task-clock lies between perf's own task-clock counted
+	 * from after the PMCSTARTs, read before, and perf's counted from
+	 * before them, read after: one clock, exact bounds (see
+	 * tc_task_clock_matches_cpu_time for why not the thread's CPU clock,
+	 * which only shows the unit here).
 	 */
-	c0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	fout = pmc_t_perf_open(0, PMC_T_SW_TASK_CLOCK);
+	fin = pmc_t_perf_open(0, PMC_T_SW_TASK_CLOCK);
+	ASSERT_LE(0, fout);
+	ASSERT_LE(0, fin);
+	ASSERT_EQ(0, pmc_t_perf_enable(fout));
 	ASSERT_EQ(0, pmc_start(ids[0]));
 	ASSERT_EQ(0, pmc_start(ids[1]));
-	c0s = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	ASSERT_EQ(0, pmc_t_perf_enable(fin));
+	c0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	ASSERT_EQ(0, touch_pages(NPAGES));
 	spin_cpu_ns(30000000);
-	ASSERT_EQ(0, pmc_selfread(pg, 2, ids, v));
 	c1 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
-	EXPECT_GE((double)v[0], (double)(c1 - c0s) * 0.95 - 2000000)
-		TH_LOG("task-clock %llu ns, CPU time since the starts %llu ns",
-		       (unsigned long long)v[0], (unsigned long long)(c1 - c0s));
-	EXPECT_LE((double)v[0], (double)(c1 - c0) * 1.05 + 2000000)
-		TH_LOG("task-clock %llu ns, CPU time since before the starts %llu ns",
-		       (unsigned long long)v[0], (unsigned long long)(c1 - c0));
+	ASSERT_EQ(0, pmc_t_perf_read(fin, &inner));
+	ASSERT_EQ(0, pmc_selfread(pg, 2, ids, v));
+	ASSERT_EQ(0, pmc_t_perf_read(fout, &outer));
+	EXPECT_LE(inner, v[0]);
+	EXPECT_LE(v[0], outer);
+	EXPECT_NEAR_PCT(inner, c1 - c0, 25, 2000000);
 	EXPECT_GE(v[1], NPAGES);
 	EXPECT_LE(v[1], NPAGES + 32);
 	/* Stopped, the page and the system call agree exactly. */
@@ -530,6 +582,8 @@ TEST(selfread_page_reads_a_thread_set)
 	EXPECT_EQ(w[0], v[0]);
 	EXPECT_EQ(w[1], v[1]);
 	EXPECT_EQ(0, pmc_selfread_unmap(pg));
+	close(fin);
+	close(fout);
 }
 
 TEST_HARNESS_MAIN
