@@ -250,7 +250,23 @@ TEST_F_TIMEOUT(nmi, a_million_nmi_samples_read_while_written, NMI_TIME_LIMIT + 6
 		TH_LOG("the emulated machine delivered too few NMIs in %llu s",
 		       NMI_TIME_LIMIT);
 	EXPECT_LT(0, rd.kernel_chains);
-	EXPECT_LT(0, rd.user_samples);
+	/*
+	 * The spinner's samples carry its user registers. Checked when the
+	 * reader got most of the samples taken (1,021,727 of 1,034,331 on
+	 * 6.1, 41 % of them user): on the PREEMPT_RT debug kernel under a
+	 * loaded host it got 22,055 of 1,010,755, the rest dropped for want
+	 * of ring room or buffers, and the few that found room were all
+	 * taken in the kernel work that freed it. hwclass-sampling checks
+	 * the user share of a thread's NMI samples (a few hundred, all
+	 * read) on every kernel.
+	 */
+	if (rd.nsamples * 2 >= processed) {
+		EXPECT_LT(0, rd.user_samples);
+	} else {
+		TH_LOG("user registers not checked: %llu of %llu samples read",
+		       (unsigned long long)rd.nsamples,
+		       (unsigned long long)processed);
+	}
 	smp_buf_free(&rd.b);
 }
 

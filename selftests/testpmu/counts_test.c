@@ -157,25 +157,32 @@ TEST_F(counts, cpu_event_counts_wall_time)
 		.config = 0x3c,
 		.disabled = 1,
 	};
-	uint64_t t0, t1, count;
+	uint64_t t0, t0s, t1s, t1, count;
 	int fd;
 
 	if (_metadata->skip)
 		return;
 	fd = tp_perf_open(&attr, -1, 0, -1, 0);
 	ASSERT_LE(0, fd);
+	/*
+	 * At most the wall time around the enable and the disable, at least
+	 * (within 1 %: local_clock() against CLOCK_MONOTONIC) the wall time
+	 * between them: on the PREEMPT_RT debug kernel under a loaded host
+	 * the two ioctls took 5.7 ms of the 511 around them.
+	 */
 	t0 = tp_clock_ns(CLOCK_MONOTONIC);
 	ASSERT_EQ(0, ioctl(fd, PERF_EVENT_IOC_ENABLE, 0));
+	t0s = tp_clock_ns(CLOCK_MONOTONIC);
 	tp_sleep_ns(500000000);
+	t1s = tp_clock_ns(CLOCK_MONOTONIC);
 	ASSERT_EQ(0, ioctl(fd, PERF_EVENT_IOC_DISABLE, 0));
 	t1 = tp_clock_ns(CLOCK_MONOTONIC);
 	ASSERT_EQ((ssize_t)sizeof(count), read(fd, &count, sizeof(count)));
-	TH_LOG("count %llu, %llu ns elapsed", (unsigned long long)count,
-	       (unsigned long long)(t1 - t0));
+	TH_LOG("count %llu, %llu ns elapsed around, %llu inside",
+	       (unsigned long long)count, (unsigned long long)(t1 - t0),
+	       (unsigned long long)(t1s - t0s));
 	EXPECT_LE(count, t1 - t0);
-	EXPECT_TRUE(tp_within(count, t1 - t0, 0.01))
-		TH_LOG("count %llu, %llu ns elapsed", (unsigned long long)count,
-		       (unsigned long long)(t1 - t0));
+	EXPECT_GE(count + count / 100, t1s - t0s);
 	close(fd);
 }
 
