@@ -253,10 +253,11 @@ TEST_F_TIMEOUT(nmi, a_million_nmi_samples_read_while_written, NMI_TIME_LIMIT + 6
 	/*
 	 * The spinner's samples carry its user registers. Checked when the
 	 * reader got most of the samples taken (1,021,727 of 1,034,331 on
-	 * 6.1, 41 % of them user): on the PREEMPT_RT debug kernel under a
-	 * loaded host it got 22,055 of 1,010,755, the rest dropped for want
-	 * of ring room or buffers, and the few that found room were all
-	 * taken in the kernel work that freed it. hwclass-sampling checks
+	 * 6.1, 41 % of them user): on the PREEMPT_RT debug kernel it got
+	 * 22,055 of 1,010,755 (a loaded host) or 38,451 of 1,003,294 (alone
+	 * on it), the rest dropped for want of ring room or buffers, and
+	 * those that found room were mostly, once all, taken in the kernel
+	 * work that freed it. hwclass-sampling checks
 	 * the user share of a thread's NMI samples (a few hundred, all
 	 * read) on every kernel.
 	 */
