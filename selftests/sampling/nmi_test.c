@@ -257,9 +257,8 @@ TEST_F_TIMEOUT(nmi, a_million_nmi_samples_read_while_written, NMI_TIME_LIMIT + 6
 	 * 22,055 of 1,010,755 (a loaded host) or 38,451 of 1,003,294 (alone
 	 * on it), the rest dropped for want of ring room or buffers, and
 	 * those that found room were mostly, once all, taken in the kernel
-	 * work that freed it. hwclass-sampling checks
-	 * the user share of a thread's NMI samples (a few hundred, all
-	 * read) on every kernel.
+	 * work that freed it. hwclass-sampling checks the user share of a
+	 * thread's NMI samples (a few hundred, all read) on every kernel.
 	 */
 	if (rd.nsamples * 2 >= processed) {
 		EXPECT_LT(0, rd.user_samples);
