@@ -102,9 +102,10 @@ arm64-vm-smoke: arm64-smoke-build
 # itself exits 0 once its TAP file is written (tools/check-summary counts).
 # make check-all (CHECK_ALL=1): the whole arm64 build, and the whole VM
 # suite in the two-CPU guest.
-# A guest that tools/vm/stall-watch ended as frozen (its clock stood still
-# with every vCPU and QEMU idle: the emulator's, docs/arm64.md) runs once
-# more; its first TAP is left out of the count, the reason is printed.
+# A guest that tools/vm/stall-watch ended as frozen (a CPU's heartbeat
+# silent while QEMU idled or that vCPU sat idle: its clock stood still, the
+# emulator's, docs/arm64.md) runs once more; its first TAP is left out of
+# the count, the reason is printed.
 ARM64_SMP2 ?= $(if $(filter 1,$(CHECK_ALL)),,arm64-selfread arm64-hw sampling- perfmon- snapshot- libcpc- faults-hotplug)
 ARM64_CHECK_BUILD = arm64 arm64-smoke-build
 CHECK_STEPS_LAST += arm64-check
