@@ -25,10 +25,14 @@
  * they return; the publisher merges no record later than the oldest entry
  * still in a ring (pmc_sample_horizon()).
  *
- * One producer per ring at a time: a handler interrupted by another one on
- * the same CPU (an NMI over an hrtimer sample) is detected by the per-CPU
- * nesting count, and the inner sample is dropped and counted like a full
- * ring (intr_bufferfull, and DROPNOTIFY.pl_samples in the owner's log).
+ * Producers nest: a handler interrupted by another one on the same CPU (an
+ * hrtimer sample over a map kprobe's entry, an NMI over an hrtimer sample)
+ * reserves the next entry with a local cmpxchg, and the outermost one
+ * publishes every entry reserved meanwhile (perf's ring does the same), so
+ * that only a full ring loses a sample (intr_bufferfull, and
+ * DROPNOTIFY.pl_samples in the owner's log). An inner entry may be stamped
+ * earlier than the outer one before it: the drain stages it at the outer's
+ * time, keeping each ring's records in time order.
  *
  * The counters of PMC_F_OVF_SIGNAL PMCs come here too: their overflow is an
  * OVERFLOW entry, which the drain hands to sample_ovf.c. So do the mapping
@@ -90,11 +94,15 @@ struct pmc_sample {
 
 /*
  * struct pmc_sample_ring - one CPU's samples. Lock-free (the producers run
- * in NMI): one producer at a time per CPU (@nest), one consumer (the drain,
- * on the ring's CPU), acquire/release on @prod and @cons.
- * @prod:	entries produced; written by the handlers only (pmc_sample_commit())
+ * in NMI): nested producers on the ring's CPU (@nest), one consumer (the
+ * drain, on the ring's CPU), acquire/release on @prod and @cons.
+ * @head:	entries reserved; cmpxchg'd by the handlers (pmc_sample_reserve())
+ * @prod:	entries published; written by the outermost handler only
+ *		(pmc_sample_commit())
  * @cons:	entries consumed; written by the drain only
- * @nest:	handlers filling an entry on this CPU (nesting guard)
+ * @nest:	handlers filling an entry on this CPU
+ * @urgent:	an inner handler's entry wants the drain at once
+ * @last_tsc:	the time of the last entry staged (the drain's)
  * @entries:	nsamples entries of @stride bytes
  * @lazy:	the drain at the CPU's next tick (IRQ_WORK_LAZY)
  * @now:	the same drain at once (a self-IPI, or an IPI's irq_work)
@@ -108,9 +116,12 @@ struct pmc_sample {
  * offline (pmc_sample_drain_offline()), where neither work can run.
  */
 struct pmc_sample_ring {
+	unsigned int head;
 	unsigned int prod;
 	unsigned int cons;
 	int nest;
+	bool urgent;
+	u64 last_tsc;
 	unsigned int stride;
 	u8 *entries;
 	struct irq_work lazy;
@@ -127,31 +138,36 @@ static inline struct pmc_sample *pmc_sample_at(struct pmc_sample_ring *ring,
 				     ring->stride);
 }
 
+static void pmc_sample_commit(struct pmc_sample_ring *ring, bool now);
+
 /*
- * The next free entry of this CPU's @ring, or NULL when the ring is full
- * or a handler is already filling one here (nested). A non-NULL entry must
- * be published with pmc_sample_commit(). NMI-safe.
+ * The next free entry of this CPU's @ring, or NULL when the ring is full.
+ * A non-NULL entry must be published with pmc_sample_commit(). NMI-safe,
+ * on the ring's CPU; a handler that interrupts another one gets the entry
+ * after it.
  */
 static struct pmc_sample *pmc_sample_reserve(struct pmc_sample_ring *ring)
 {
-	unsigned int prod;
+	unsigned int head;
 
-	if (this_cpu_inc_return(pmc_sample_rings.nest) != 1)
-		goto busy;
-	prod = ring->prod;
-	/* Pairs with the drain's release of cons: the slot is free to fill. */
-	if (prod - smp_load_acquire(&ring->cons) >= pmc_nsamples)
-		goto busy;
-	return pmc_sample_at(ring, prod);
-busy:
-	this_cpu_dec(pmc_sample_rings.nest);
-	return NULL;
+	this_cpu_inc(pmc_sample_rings.nest);
+	do {
+		head = READ_ONCE(ring->head);
+		/* Pairs with the drain's release of cons: the slot is free. */
+		if (head - smp_load_acquire(&ring->cons) >= pmc_nsamples) {
+			pmc_sample_commit(ring, false);
+			return NULL;
+		}
+	} while (cmpxchg_local(&ring->head, head, head + 1) != head);
+	return pmc_sample_at(ring, head);
 }
 
 /*
- * Publish the entry pmc_sample_reserve() gave and queue the drain: at once
- * if @now or the ring is a quarter full, else at the next tick. NMI-safe,
- * on the ring's CPU.
+ * Done with the entry pmc_sample_reserve() gave (or with a reservation
+ * that found the ring full). The outermost handler publishes every entry
+ * reserved up to then and queues the drain: at once if it or an inner one
+ * asked (@now) or the ring is a quarter full, else at the next tick. An
+ * inner one only leaves its request. NMI-safe, on the ring's CPU.
  *
  * On PREEMPT_RT both works are run by the CPU's irq_work kthread: the lazy
  * one is woken by the tick (irq_work_tick()), the immediate one by the
@@ -159,15 +175,28 @@ busy:
  */
 static void pmc_sample_commit(struct pmc_sample_ring *ring, bool now)
 {
-	unsigned int prod = ring->prod + 1;
+	unsigned int head;
 
-	/* The entry is complete before the drain can see it. */
-	smp_store_release(&ring->prod, prod);
-	this_cpu_dec(pmc_sample_rings.nest);
-	if (now || prod - READ_ONCE(ring->cons) >= (pmc_nsamples >> 2))
-		irq_work_queue(&ring->now);
-	else
+	if (now)
+		WRITE_ONCE(ring->urgent, true);
+again:
+	head = READ_ONCE(ring->head);
+	if (this_cpu_dec_return(pmc_sample_rings.nest))
+		return;
+	/* The entries are complete before the drain can see them. */
+	smp_store_release(&ring->prod, head);
+	/* A handler that came in after the read of head: publish it too. */
+	if (unlikely(head != READ_ONCE(ring->head))) {
+		this_cpu_inc(pmc_sample_rings.nest);
+		goto again;
+	}
+	if (!READ_ONCE(ring->urgent) &&
+	    head - READ_ONCE(ring->cons) < (pmc_nsamples >> 2)) {
 		irq_work_queue(&ring->lazy);
+		return;
+	}
+	WRITE_ONCE(ring->urgent, false);
+	irq_work_queue(&ring->now);
 }
 
 /* ------------------------------------------------------------ capture */
@@ -253,7 +282,7 @@ void pmc_sample_overflow(struct perf_event *event,
 
 	s = pmc_sample_reserve(ring);
 	if (!s)
-		goto drop;	/* full (the drain is behind), or nested */
+		goto drop;	/* full: the drain is behind */
 
 	s->kind = ovf ? PMC_SAMPLE_OVERFLOW : PMC_SAMPLE_CALLCHAIN;
 	s->log = log;
@@ -292,7 +321,7 @@ void pmc_sample_map(struct pmc_log_state *log, bool in, pid_t pid,
 	struct pmc_sample_ring *ring = this_cpu_ptr(&pmc_sample_rings);
 	struct pmc_sample *s;
 
-	/* No ring yet, full, or nested in an overflow handler: lost. */
+	/* No ring yet, or full: lost. */
 	s = likely(ring->entries) ? pmc_sample_reserve(ring) : NULL;
 	if (!s) {
 		atomic64_inc(&log->lost_records);
@@ -362,6 +391,11 @@ static void pmc_sample_drain(struct pmc_sample_ring *ring)
 
 	for (; cons != prod; cons++) {
 		struct pmc_sample *s = pmc_sample_at(ring, cons);
+
+		/* An inner handler's entry, stamped before the outer's. */
+		if (s->tsc < ring->last_tsc)
+			WRITE_ONCE(s->tsc, ring->last_tsc);
+		ring->last_tsc = s->tsc;
 
 		switch (s->kind) {
 		case PMC_SAMPLE_OVERFLOW:
@@ -546,9 +580,12 @@ int pmc_sample_init(void)
 	for_each_possible_cpu(cpu) {
 		struct pmc_sample_ring *ring = per_cpu_ptr(&pmc_sample_rings, cpu);
 
+		ring->head = 0;
 		ring->prod = 0;
 		ring->cons = 0;
 		ring->nest = 0;
+		ring->urgent = false;
+		ring->last_tsc = 0;
 		ring->stride = stride;
 		init_irq_work(&ring->now, pmc_sample_drain_now);
 		ring->lazy = IRQ_WORK_INIT_LAZY(pmc_sample_drain_lazy);

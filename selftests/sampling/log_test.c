@@ -3,9 +3,11 @@
  * log_test.c - the log file ops: CONFIGURELOG, FLUSHLOG, WRITELOG and
  * CLOSELOG with hwpmc(4)'s errors, logs to a regular file, a pipe and
  * /dev/full, and the record stream a reader gets (INITIALIZE first,
- * consecutive sequence numbers, CLOSELOG last).
+ * consecutive sequence numbers, CLOSELOG last); samples that land inside
+ * a map kprobe's ring entry.
  */
 #include <pthread.h>
+#include <sys/mman.h>
 
 #include "kselftest_harness.h"
 
@@ -360,6 +362,63 @@ TEST_F(log, flush_and_close_stage_samples_waiting_for_the_tick)
 	}
 	EXPECT_EQ(0, smp_simple(self->fd, PMC_IOC_PMCSTOP, id));
 	EXPECT_EQ(base_full, ds.pm_intr_bufferfull);
+}
+
+/*
+ * Sampling a thread that maps and unmaps a file executable 20,000 times:
+ * each mapping and unmapping goes through a map kprobe that writes an
+ * entry in the CPU's sample ring (MAP_IN, MAP_OUT), and a cpu-clock
+ * sample at 10 kHz lands now and then while that entry is being written.
+ * Such a nested sample is kept (the ring reserves the entry after the
+ * kprobe's): no sample is lost for a full ring, and every sample the
+ * driver counted is a CALLCHAIN in the file.
+ */
+TEST_F(log, samples_nested_in_map_probes_are_kept)
+{
+	struct pmc_op_getdriverstats ds0, ds1;
+	long ps = sysconf(_SC_PAGESIZE);
+	struct smp_stream_info si;
+	struct smp_buf b = {};
+	uint64_t counted, full;
+	int lfd, xfd, i;
+	int64_t id;
+
+	RETURN_IF_SKIPPED();
+	xfd = open("/proc/self/exe", O_RDONLY);
+	ASSERT_LE(0, xfd);
+	lfd = open(self->path, O_WRONLY | O_TRUNC);
+	ASSERT_LE(0, lfd);
+	ASSERT_EQ(0, smp_configurelog(self->fd, lfd));
+	close(lfd);
+	id = smp_alloc_soft(self->fd, PMC_MODE_TS, PMC_CPU_ANY,
+			    PERF_COUNT_SW_CPU_CLOCK, 100000, 0);
+	ASSERT_LE(0, id);
+	ASSERT_EQ(0, smp_attach(self->fd, id, getpid()));
+	ASSERT_EQ(0, smp_stats(self->fd, &ds0));
+	ASSERT_EQ(0, smp_simple(self->fd, PMC_IOC_PMCSTART, id));
+	for (i = 0; i < 20000; i++) {
+		void *p = mmap(NULL, ps, PROT_READ | PROT_EXEC, MAP_PRIVATE,
+			       xfd, 0);
+
+		ASSERT_NE(MAP_FAILED, p);
+		ASSERT_EQ(0, munmap(p, ps));
+	}
+	ASSERT_EQ(0, smp_simple(self->fd, PMC_IOC_PMCSTOP, id));
+	ASSERT_EQ(0, smp_stats(self->fd, &ds1));
+	ASSERT_EQ(0, smp_closelog(self->fd));
+	close(xfd);
+	counted = ds1.pm_intr_processed - ds0.pm_intr_processed;
+	full = ds1.pm_intr_bufferfull - ds0.pm_intr_bufferfull;
+	read_log(_metadata, self->path, &b, &si);
+	TH_LOG("%llu samples counted, %llu lost for a full ring; %zu CALLCHAIN, %zu MAP_IN, %zu MAP_OUT",
+	       (unsigned long long)counted, (unsigned long long)full,
+	       si.by_type[PMCLOG_TYPE_CALLCHAIN], si.by_type[PMCLOG_TYPE_MAP_IN],
+	       si.by_type[PMCLOG_TYPE_MAP_OUT]);
+	EXPECT_LT(0, counted);
+	EXPECT_EQ(0, full);
+	EXPECT_EQ(counted, si.by_type[PMCLOG_TYPE_CALLCHAIN]);
+	EXPECT_EQ(0, si.seq_gaps);
+	smp_buf_free(&b);
 }
 
 TEST_HARNESS_MAIN
