@@ -7,6 +7,9 @@
  *
  * USERPAGE: perf_event_update_userpage(event), which perf's PMU drivers
  * call each time an event gets, loses or reprograms a counter.
+ * TASKEXIT: perf_event_exit_task(task), called by do_exit() before any
+ * of its tracepoints up to 6.15, and by a privilege-raising exec
+ * (core/book.c reads a thread's last slice there).
  * MAP_IN: perf_event_mmap(vma), called by mmap_region() for every new
  * mapping. MAP_OUT: the function every munmap path goes through,
  * (mas or vmi, mm, start, len, ...).
@@ -35,6 +38,8 @@
 #include "kernel-version.h"
 
 #define PMC_KP_MMAP_SYMBOL	"perf_event_mmap"
+/* The last slice of a thread counted in book mode (core/book.c), 6.1 on. */
+#define PMC_KP_TASKEXIT_SYMBOL	"perf_event_exit_task"
 /* The self-read page's RDPMC entries (core/selfread.c), 6.1 on. */
 #define PMC_KP_USERPAGE_SYMBOL	"perf_event_update_userpage"
 #if PMC_KERNEL_GE(6, 2, 0)
@@ -62,8 +67,10 @@ static inline void __maybe_unused pmc_kp_check_prototypes(void)
 
 	void (*userpage_fn)(struct perf_event *event) =
 		perf_event_update_userpage;
+	void (*taskexit_fn)(struct task_struct *task) = perf_event_exit_task;
 
 	(void)userpage_fn;
+	(void)taskexit_fn;
 	(void)mmap_fn;
 	(void)munmap_fn;
 }

@@ -168,12 +168,15 @@ static void pmc_stop_and_log(struct pmc_obj *pm, u64 tsc)
 
 /*
  * Does @pm need the sched_switch probe (PROCCSW records, switch-out
- * SNAPSHOT records)?
+ * SNAPSHOT records, the per-thread counts of PROCEXIT in book mode)?
  */
 static bool pmc_needs_switch_hook(const struct pmc_obj *pm)
 {
+	u32 book_exit = PMC_F_LOG_PROCEXIT | PMC_F_DESCENDANTS;
+
 	return PMC_IS_VIRTUAL_MODE(pm->mode) &&
-	       (pm->flags & (PMC_F_LOG_PROCCSW | PMC_F_SNAPSHOT));
+	       ((pm->flags & (PMC_F_LOG_PROCCSW | PMC_F_SNAPSHOT)) ||
+		(pm->flags & book_exit) == book_exit);
 }
 
 /* Is @pm a system PMC whose counter CPU hotplug took out for good? */
@@ -367,6 +370,7 @@ static struct pmc_obj *pmc_obj_new(const struct pmc_op_pmcallocate *pa,
 	refcount_set(&pm->refs, 1);	/* the owner's list */
 	INIT_LIST_HEAD(&pm->targets);
 	INIT_LIST_HEAD(&pm->inh_ended);
+	INIT_LIST_HEAD(&pm->books);
 	INIT_LIST_HEAD(&pm->row_link);
 
 	ret = pmc_event_attr(pm, pa, cd, fixed_row);
@@ -981,8 +985,10 @@ void pmc_core_exit(void)
 	/*
 	 * No file is open: every owner is gone, and no work is pending. The
 	 * RCU callbacks that drop the last references of targets
-	 * (pmc_target_put()) have run after the barrier.
+	 * (pmc_target_put()) and free books (book.c) have run after the
+	 * barrier.
 	 */
+	pmc_book_exit();
 	rcu_barrier();
 	if (WARN_ON_ONCE(atomic_read(&pmc_live[PMC_LIVE_OWNER]) ||
 			 atomic_read(&pmc_live[PMC_LIVE_PMC]) ||

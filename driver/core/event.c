@@ -190,6 +190,8 @@ struct perf_event *pmc_event_create(struct pmc_obj *pm, int cpu,
 	attr.disabled = !enabled;
 	/* Inherited by the task's new threads and processes (target.c). */
 	attr.inherit = task && pm->inherit;
+	/* Book mode: a task's counter holds its own count (book.c). */
+	attr.inherit_stat = attr.inherit && pmc_book_wanted(pm);
 	/* The thread may read it (the self-read page's RDPMC entries). */
 	if (task && pmc_class_is_hw(pm->pmc_class))
 		pmc_arch_user_read(&attr);

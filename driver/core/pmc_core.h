@@ -125,6 +125,10 @@ struct pmc_obj {
 	bool msr_taken;			/* PMCGETMSR handed out the index */
 	bool inherit;			/* target.c: counters perf inherits */
 	struct list_head inh_ended;	/* target.c: their threads ended */
+	/* book.c: the books of its threads (pmc_book_lock), closed at release */
+	struct list_head books;
+	bool books_closed;
+	bool book_kp;			/* holds a reference on book.c's kprobe */
 	u32 snapshot_us;		/* PMC_F_SNAPSHOT period */
 	/*
 	 * snapshot.c: @snap, the timer of its set on its CPU (system scope,
@@ -271,7 +275,7 @@ int pmc_sec_allocate(const struct pmc_sec_caller *sc, u32 mode,
  * NMI and sched_switch (the rq lock held). pmc_probe_block_put() gives one
  * back; any context but NMI.
  */
-#define PMC_PROBE_BLOCK_SIZE	64
+#define PMC_PROBE_BLOCK_SIZE	96
 void *pmc_probe_block_get(size_t size);
 void pmc_probe_block_put(void *block);
 

@@ -52,6 +52,7 @@ struct pmc_target {
 	bool dead;
 	bool hashed;
 	u64 accum;
+	struct pmc_bproc *bproc;
 	struct list_head threads;
 	struct list_head pm_link;
 	struct hlist_node hnode;
@@ -203,6 +204,29 @@ void pmc_selfread_update(struct pmc_owner *po, u32 group);
 void pmc_selfread_switch_probe(struct task_struct *prev,
 			       struct task_struct *next);
 void pmc_selfread_exit(void);
+
+/*
+ * book.c: per-thread PROCCSW/PROCEXIT bookkeeping of inherited DESCENDANTS
+ * PMCs. The probes: tracepoint context (sched_switch: @prev is current,
+ * IRQs off, rq lock held); pmc_book_add(), pmc_bproc_new() and
+ * pmc_bproc_put(): any context but NMI and sched_switch; the rest: process
+ * context.
+ */
+struct pmc_bproc;
+bool pmc_book_wanted(const struct pmc_obj *pm);
+int pmc_book_kp_get(void);
+void pmc_book_kp_put(void);
+struct pmc_bproc *pmc_bproc_new(void);
+void pmc_bproc_put(struct pmc_bproc *proc);
+bool pmc_book_add(struct pmc_obj *pm, struct task_struct *task,
+		  struct pmc_bproc *proc);
+void pmc_book_forget(struct pmc_obj *pm, struct task_struct *task);
+void pmc_book_release_pm(struct pmc_obj *pm);
+void pmc_book_enable(struct pmc_obj *pm, bool enable);
+void pmc_book_switch_probe(struct task_struct *prev);
+void pmc_book_fork_probe(struct task_struct *parent, struct task_struct *child);
+void pmc_book_exit_probe(struct task_struct *task);
+void pmc_book_exit(void);
 
 /* probe_pool.c: the blocks of pmc_probe_block_get(). Process context. */
 int pmc_probe_pool_init(void);

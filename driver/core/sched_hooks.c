@@ -66,6 +66,7 @@ static void pmc_probe_switch(void *data, bool preempt,
 			     unsigned int prev_state)
 {
 	pmc_target_switch_probe(prev);
+	pmc_book_switch_probe(prev);
 	pmc_snap_switch_probe(prev);
 	pmc_selfread_switch_probe(prev, next);
 }
@@ -78,6 +79,7 @@ static void pmc_probe_fork(void *data, struct task_struct *parent,
 	pid_t ppid, cpid;
 
 	pmc_target_fork_probe(parent, child);
+	pmc_book_fork_probe(parent, child);
 	if (same_thread_group(parent, child))
 		return;
 	/* PROCFORK goes to every system-sampling owner. */
@@ -115,6 +117,7 @@ static void pmc_probe_exit(void *data, struct task_struct *p)
 	bool group_dead = !atomic_read(&p->signal->live);
 	struct pmc_owner *po;
 
+	pmc_book_exit_probe(p);
 	pmc_target_exit_probe(p);
 	if (!group_dead)
 		return;

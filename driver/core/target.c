@@ -6,7 +6,8 @@
  * work that keeps targets right across fork, exec and exit. A counting
  * DESCENDANTS PMC that needs no per-process count (pmc_may_inherit())
  * has inherited counters instead: perf's children count the descendants
- * (pm->inherit, pmc_thr_value(), pmc_thr_end_inherited()).
+ * (pm->inherit, pmc_thr_value(), pmc_thr_end_inherited()); one that logs
+ * PROCCSW or PROCEXIT keeps per-thread books beside them (book.c).
  *
  * A PMC's value is pm->accum (written value, counts of exited and detached
  * threads) plus the live per-thread counters; a target's value (PROCEXIT)
@@ -346,6 +347,10 @@ static int pmc_thr_attach(struct pmc_target *tgt, struct task_struct *task)
 	spin_lock(&pmc_hash_lock);
 	hlist_add_head_rcu(&thr->hnode, pmc_thr_bucket(task));
 	spin_unlock(&pmc_hash_lock);
+	/* Book mode, at attach: the thread's PROCCSW and PROCEXIT counts. */
+	if (tgt->bproc && !pmc_book_add(pm, task, tgt->bproc))
+		pr_warn_ratelimited("pid %d: no PROCCSW or PROCEXIT for it\n",
+				    task_pid_nr(task));
 
 	/*
 	 * A thread that started exiting before it was hashed may have missed
@@ -375,8 +380,11 @@ static void pmc_target_detach(struct pmc_target *tgt, bool log)
 		hlist_del_rcu(&tgt->hnode);
 		spin_unlock(&pmc_hash_lock);
 	}
-	list_for_each_entry_safe(thr, tmp, &tgt->threads, tgt_link)
+	list_for_each_entry_safe(thr, tmp, &tgt->threads, tgt_link) {
+		if (pm->book_kp)
+			pmc_book_forget(pm, thr->task);
 		pmc_thr_stop(thr, true);
+	}
 	list_del(&tgt->pm_link);
 	pmc_dbg(PMC_DBG_PROCESS, PMC_DBG_UNLINKTARGET, pm->id,
 		pid_nr(tgt->pid), -1, tgt->accum);
@@ -396,6 +404,10 @@ void pmc_detach_all(struct pmc_obj *pm)
 	/* Released: their children in other processes go with them. */
 	list_for_each_entry_safe(thr, ttmp, &pm->inh_ended, tgt_link)
 		pmc_thr_fold(thr);
+	pmc_book_release_pm(pm);
+	if (pm->book_kp)
+		pmc_book_kp_put();
+	pm->book_kp = false;
 }
 
 /*
@@ -616,10 +628,20 @@ static int pmc_attach_process(struct pmc_obj *pm, struct task_struct *leader,
 	tgt = pmc_target_new(pm, tgid, false, false, owner_priv);
 	if (!tgt)
 		return -ENOMEM;
+	/* Book mode: the process's record, while its threads get books. */
+	if (pm->inherit && pm->book_kp) {
+		tgt->bproc = pmc_bproc_new();
+		if (!tgt->bproc) {
+			pmc_target_detach(tgt, false);
+			return -ENOMEM;
+		}
+	}
 	ret = pmc_task_set_collect(&ts, leader, false);
 	for (i = 0; i < ts.n && !ret; i++)
 		ret = pmc_thr_attach(tgt, ts.tasks[i]);
 	pmc_task_set_free(&ts);
+	pmc_bproc_put(tgt->bproc);
+	tgt->bproc = NULL;
 	if (!ret && list_empty(&tgt->threads))
 		ret = -ESRCH;		/* every thread has exited */
 	if (ret) {
@@ -706,18 +728,22 @@ static struct task_struct *pmc_get_task(pid_t nr, bool thread)
 
 /*
  * May perf's inheritance count @pm's descendants (one counter per attached
- * thread, attr.inherit, its children in the descendants' threads)? Where
- * nothing needs a per-process count: a counting DESCENDANTS PMC outside a
- * set, without PROCCSW, PROCEXIT, SNAPSHOT or OVF_SIGNAL. The probes find
- * its descendants for PROCFORK and PROCEXEC records and attach checks in
- * perf's contexts (pmc_event_inherit_pmc()).
+ * thread, attr.inherit, its children in the descendants' threads)? A
+ * counting DESCENDANTS PMC outside a set, without SNAPSHOT or OVF_SIGNAL.
+ * The probes find its descendants for PROCFORK and PROCEXEC records and
+ * attach checks in perf's contexts (pmc_event_inherit_pmc()). PROCCSW and
+ * PROCEXIT need per-thread counts: books (book.c), which need the kprobe
+ * that reads a thread's last slice; without it, per-process counters.
  */
 static bool pmc_may_inherit(struct pmc_obj *pm)
 {
-	return pm->mode == PMC_MODE_TC && (pm->flags & PMC_F_DESCENDANTS) &&
-	       !(pm->flags & (PMC_F_LOG_PROCCSW | PMC_F_LOG_PROCEXIT |
-			      PMC_F_SNAPSHOT | PMC_F_OVF_SIGNAL)) &&
-	       !pm->group;
+	if (pm->mode != PMC_MODE_TC || !(pm->flags & PMC_F_DESCENDANTS) ||
+	    (pm->flags & (PMC_F_SNAPSHOT | PMC_F_OVF_SIGNAL)) || pm->group)
+		return false;
+	if (!pmc_book_wanted(pm) || pm->book_kp)
+		return true;
+	pm->book_kp = !pmc_book_kp_get();
+	return pm->book_kp;
 }
 
 /* Attach @pm to @task (a process leader, or a thread) and what @flags add. */
@@ -833,6 +859,9 @@ void pmc_virtual_enable(struct pmc_obj *pm, bool enable)
 	struct pmc_target *tgt;
 	struct pmc_thr *thr;
 
+	/* Before a stop, the caller's slice; after a start, from now. */
+	if (!enable)
+		pmc_book_enable(pm, false);
 	list_for_each_entry(thr, &pm->inh_ended, tgt_link)
 		pmc_thr_inh_enable(thr, enable);
 	list_for_each_entry(tgt, &pm->targets, pm_link) {
@@ -848,6 +877,8 @@ void pmc_virtual_enable(struct pmc_obj *pm, bool enable)
 				task_pid_nr(thr->task), -1, 0);
 		}
 	}
+	if (enable)
+		pmc_book_enable(pm, true);
 }
 
 u64 pmc_virtual_read(struct pmc_obj *pm)
@@ -1168,7 +1199,8 @@ static void pmc_thr_exit_work(struct callback_head *cb)
 	mutex_lock(&po->lock);
 	if (thr->dead || thr->inh_ended)
 		goto out;
-	if (pm->flags & PMC_F_LOG_PROCCSW)
+	/* Book mode: the books logged both (book.c). */
+	if ((pm->flags & PMC_F_LOG_PROCCSW) && !pm->inherit)
 		pmc_thr_log_last_csw(thr);
 	pmc_thr_stop(thr, false);
 	gone = tgt->thread || !atomic_read(&current->signal->live);
@@ -1176,7 +1208,7 @@ static void pmc_thr_exit_work(struct callback_head *cb)
 		goto out;
 	pmc_dbg(PMC_DBG_PROCESS, PMC_DBG_EXIT, pm->id, pid_nr(tgt->pid), -1,
 		tgt->accum);
-	if (!tgt->thread && (pm->flags & PMC_F_LOG_PROCEXIT))
+	if (!tgt->thread && (pm->flags & PMC_F_LOG_PROCEXIT) && !pm->inherit)
 		pmc_log_procexit(po, pm,
 				 pid_nr_ns(tgt->pid, ns_of_pid(po->tgid)),
 				 tgt->accum);
@@ -1347,7 +1379,8 @@ void pmc_target_switch_probe(struct task_struct *prev)
 			continue;
 		pm = thr->tgt->pm;
 		event = READ_ONCE(thr->event);
-		if (!(pm->flags & PMC_F_LOG_PROCCSW) || !event ||
+		/* Book mode: pmc_book_switch_probe(). */
+		if (!(pm->flags & PMC_F_LOG_PROCCSW) || !event || pm->inherit ||
 		    READ_ONCE(pm->state) != PMC_STATE_RUNNING)
 			continue;
 		if (READ_ONCE(event->state) != PERF_EVENT_STATE_ACTIVE ||

@@ -5,9 +5,11 @@
  * (PMC_F_LOG_PROCEXIT) for every process of a 32-fork storm under
  * PMC_F_DESCENDANTS with PROCFORK for each fork, and PROCEXEC with the
  * MAP_IN records of the new image after an exec, checked against
- * /proc/PID/maps.
+ * /proc/PID/maps; PROCCSW and PROCEXIT per process of a DESCENDANTS PMC
+ * whose two processes pass a token on one CPU.
  */
 #include <inttypes.h>
+#include <sched.h>
 #include <sys/resource.h>
 
 #include "kselftest_harness.h"
@@ -323,6 +325,136 @@ TEST_F(proc, grandchild_fork_and_exec_are_logged)
 	EXPECT_EQ((size_t)2, nfork);
 	EXPECT_EQ((size_t)1, nexec);
 	EXPECT_LE((uint64_t)2 * 64, value);
+	smp_buf_free(&b);
+}
+
+/* One pass of the ping-pong below: fault @npages, hand the token over. */
+static int pingpong_pass(int in, int out, long ps, int npages)
+{
+	char c = 't';
+
+	if (in >= 0 && read(in, &c, 1) != 1)
+		return -1;
+	touch_pages(ps, npages);
+	return write(out, &c, 1) == 1 ? 0 : -1;
+}
+
+/*
+ * PMC_F_DESCENDANTS with PROCCSW and PROCEXIT on a leader and the child it
+ * forks, both on one CPU, passing a token 50 times and faulting 8 (leader)
+ * and 24 (child) pages per pass: every switch is between the two related
+ * processes (the case perf swaps whole contexts for, docs/performance.md
+ * 4c). Each process's PROCCSW deltas add up to its PROCEXIT value, both
+ * to the PMC's value, and each holds the faults the process itself took.
+ */
+TEST_F(proc, descendants_proccsw_and_procexit_per_process)
+{
+	const struct pmclog_header *h;
+	struct smp_stream_info si;
+	struct smp_buf b = {};
+	uint64_t value, csw[2] = { 0, 0 }, ex[2] = { 0, 0 };
+	size_t off, ncsw[2] = { 0, 0 }, nex[2] = { 0, 0 };
+	long own[2] = { -1, -1 };
+	int go[2], rep[2], st, i;
+	pid_t pid[2];
+	int64_t id;
+	char c;
+
+	RETURN_IF_SKIPPED();
+	ASSERT_EQ(0, pipe(go));
+	ASSERT_EQ(0, pipe(rep));
+	pid[0] = fork();
+	ASSERT_LE(0, pid[0]);
+	if (pid[0] == 0) {
+		long ps = sysconf(_SC_PAGESIZE), d;
+		int ab[2], ba[2], k;
+		struct rusage r0, r1;
+		cpu_set_t one;
+		pid_t kid;
+
+		CPU_ZERO(&one);
+		CPU_SET(0, &one);
+		if (sched_setaffinity(0, sizeof(one), &one) || pipe(ab) ||
+		    pipe(ba) || read(go[0], &c, 1) != 1)
+			_exit(2);
+		kid = fork();
+		if (kid < 0)
+			_exit(2);
+		getrusage(RUSAGE_SELF, &r0);
+		for (k = 0; k < 50; k++)
+			if (kid ? pingpong_pass(k ? ba[0] : -1, ab[1], ps, 8) :
+				  pingpong_pass(ab[0], ba[1], ps, 24))
+				_exit(2);
+		if (kid && read(ba[0], &c, 1) != 1)
+			_exit(2);
+		getrusage(RUSAGE_SELF, &r1);
+		d = faults_of(&r1) - faults_of(&r0);
+		if (!kid) {
+			_exit(write(rep[1], &d, sizeof(d)) == sizeof(d) ? 0 : 2);
+		}
+		if (waitpid(kid, &k, 0) != kid || !WIFEXITED(k) ||
+		    WEXITSTATUS(k) || write(rep[1], &d, sizeof(d)) != sizeof(d) ||
+		    write(rep[1], &kid, sizeof(kid)) != sizeof(kid))
+			_exit(2);
+		_exit(0);
+	}
+	id = smp_alloc_tc(self->fd, PERF_COUNT_SW_PAGE_FAULTS, 0,
+			  PMC_F_DESCENDANTS | PMC_F_LOG_PROCCSW |
+			  PMC_F_LOG_PROCEXIT, 0, 0);
+	ASSERT_LE(0, id);
+	ASSERT_EQ(0, smp_attach(self->fd, id, pid[0]));
+	ASSERT_EQ(0, smp_simple(self->fd, PMC_IOC_PMCSTART, id));
+	ASSERT_EQ(1, write(go[1], "g", 1));
+	ASSERT_EQ(sizeof(long), read(rep[0], &own[1], sizeof(long)));
+	ASSERT_EQ(sizeof(long), read(rep[0], &own[0], sizeof(long)));
+	ASSERT_EQ(sizeof(pid_t), read(rep[0], &pid[1], sizeof(pid_t)));
+	ASSERT_EQ(pid[0], waitpid(pid[0], &st, 0));
+	ASSERT_EQ(0, WEXITSTATUS(st));
+	ASSERT_EQ(0, smp_read(self->fd, id, &value));
+	ASSERT_EQ(0, smp_flushlog(self->fd));
+
+	smp_ring_drain(&self->r, &b);
+	ASSERT_TRUE(smp_check_stream(&b, &si)) TH_LOG("%s", si.error);
+	EXPECT_EQ(0, si.seq_gaps);
+	smp_for_each_rec(h, &b, off) {
+		if (smp_rec_type(h) == PMCLOG_TYPE_PROCCSW) {
+			const struct pmclog_proccsw *r = (const void *)h;
+
+			for (i = 0; i < 2; i++) {
+				if ((pid_t)r->pl_pid != pid[i])
+					continue;
+				EXPECT_EQ(pid[i], (pid_t)r->pl_tid);
+				csw[i] += r->pl_value;
+				ncsw[i]++;
+			}
+		} else if (smp_rec_type(h) == PMCLOG_TYPE_PROCEXIT) {
+			const struct pmclog_procexit *r = (const void *)h;
+
+			for (i = 0; i < 2; i++) {
+				if ((pid_t)r->pl_pid != pid[i])
+					continue;
+				ex[i] += r->pl_value;
+				nex[i]++;
+			}
+		}
+	}
+	for (i = 0; i < 2; i++)
+		TH_LOG("%s %d: %zu PROCCSW, sum %llu; PROCEXIT %llu; own faults %ld",
+		       i ? "child" : "leader", pid[i], ncsw[i],
+		       (unsigned long long)csw[i], (unsigned long long)ex[i],
+		       own[i]);
+	TH_LOG("PMC %llu", (unsigned long long)value);
+	for (i = 0; i < 2; i++) {
+		/* Each pass blocks in read(): a switch-out at least. */
+		EXPECT_LE((size_t)50, ncsw[i]);
+		EXPECT_EQ((size_t)1, nex[i]);
+		EXPECT_EQ(csw[i], ex[i]);
+		EXPECT_LE(own[i], (long)csw[i]);
+		/* Its own faults, and those of its fork and exit. */
+		EXPECT_GE(own[i] + 200, (long)csw[i]);
+	}
+	EXPECT_LE(50 * 24, own[1]);
+	EXPECT_EQ(value, csw[0] + csw[1]);
 	smp_buf_free(&b);
 }
 

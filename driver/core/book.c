@@ -1,0 +1,508 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * book.c - the per-thread bookkeeping of inherited DESCENDANTS PMCs that
+ * log PROCCSW or PROCEXIT ("book mode", pmc_book_wanted()).
+ *
+ * Such a PMC counts with perf's inherited counters, as a plain counting
+ * DESCENDANTS PMC does (target.c, pm->inherit), with attr.inherit_stat
+ * added. At a switch between related tasks perf then swaps the two tasks'
+ * contexts instead of scheduling one counter out and the other in
+ * (docs/performance.md, 4b and 4c), and swaps the counts of corresponding
+ * counters with them: the counter in a task's context always holds that
+ * task's own count (perf_event.count; child_count is what exited
+ * children folded in).
+ *
+ * A book (struct pmc_book) per counted thread keeps what the records
+ * need: the thread's count at its last switch-out (PROCCSW deltas) and
+ * the sum of its deltas while the PMC ran (PROCEXIT, per process in a
+ * struct pmc_bproc). Books are made for the attached threads at attach
+ * (process context) and, by the fork probe, for each new thread or
+ * process perf gave a counter of the PMC (probe pool blocks). The last
+ * slice of a thread is read by a kprobe on perf_event_exit_task(): on the
+ * kernels supported (6.1, 6.12) it folds and frees inherited counters
+ * before any tracepoint of do_exit() (reference/linux.md 1.7), and a
+ * privilege-raising exec ends a task's counters through it too.
+ *
+ * A thread's books are written by the thread only: its sched_switch probe
+ * (IRQs off), the exit kprobe (preemption off; IRQs off around the
+ * reads), and PMCSTART or PMCSTOP called by it (IRQs off). pmc_book_lock
+ * guards the hash, the lists and pm->books_closed.
+ */
+#include "pmc_core_priv.h"
+
+#include <linux/hashtable.h>
+#include <linux/kprobes.h>
+#include <linux/sched/signal.h>
+#include <linux/workqueue.h>
+
+#include "compat/kprobes.h"
+#include "compat/perf_ctx.h"
+
+/*
+ * struct pmc_bproc - a counted process (PROCEXIT).
+ * @nbooks:	its books, and one for the attach that made it; the exit
+ *		that drops the last book logs PROCEXIT
+ * @accum:	what its exited threads counted while the PMC ran
+ */
+struct pmc_bproc {
+	atomic_t nbooks;
+	atomic64_t accum;
+	struct rcu_head rcu;
+};
+
+/*
+ * struct pmc_book - a counted thread.
+ * @task:	the thread; no reference (the book goes at its exit)
+ * @last:	its count at its last switch-out (or the PMC's start)
+ * @total:	the sum of its deltas while the PMC ran
+ */
+struct pmc_book {
+	struct hlist_node hnode;	/* pmc_book_hash, by task */
+	struct list_head pm_link;	/* pm->books */
+	struct task_struct *task;
+	struct pmc_obj *pm;
+	struct pmc_bproc *proc;
+	u64 last;
+	u64 total;
+	struct rcu_head rcu;
+};
+static_assert(sizeof(struct pmc_book) <= PMC_PROBE_BLOCK_SIZE);
+static_assert(sizeof(struct pmc_bproc) <= PMC_PROBE_BLOCK_SIZE);
+
+/* Raw: taken by the fork probe and the exit kprobe. Innermost but the pool's. */
+static DEFINE_RAW_SPINLOCK(pmc_book_lock);
+static DEFINE_HASHTABLE(pmc_book_hash, 10);
+/* Books in the hash: the probes return at once while there is none. */
+static atomic_t pmc_book_live = ATOMIC_INIT(0);
+
+bool pmc_book_wanted(const struct pmc_obj *pm)
+{
+	return pm->flags & (PMC_F_LOG_PROCCSW | PMC_F_LOG_PROCEXIT);
+}
+
+static bool pmc_book_mode(const struct pmc_obj *pm)
+{
+	return pm->inherit && pmc_book_wanted(pm);
+}
+
+/* ------------------------------------------------------------ objects */
+
+static void pmc_bproc_free_rcu(struct rcu_head *rcu)
+{
+	pmc_probe_block_put(container_of(rcu, struct pmc_bproc, rcu));
+}
+
+static void pmc_book_free_rcu(struct rcu_head *rcu)
+{
+	pmc_probe_block_put(container_of(rcu, struct pmc_book, rcu));
+}
+
+/*
+ * A new process record, with the creator's reference (dropped by
+ * pmc_bproc_put()). Any context but NMI and sched_switch.
+ */
+struct pmc_bproc *pmc_bproc_new(void)
+{
+	struct pmc_bproc *proc = pmc_probe_block_get(sizeof(*proc));
+
+	if (!proc)
+		return NULL;
+	atomic_set(&proc->nbooks, 1);
+	atomic64_set(&proc->accum, 0);
+	return proc;
+}
+
+/* Drop a reference that logs nothing. Any context but NMI. */
+void pmc_bproc_put(struct pmc_bproc *proc)
+{
+	if (proc && atomic_dec_and_test(&proc->nbooks))
+		call_rcu(&proc->rcu, pmc_bproc_free_rcu);
+}
+
+/* @pm's book of @task, or NULL. Under RCU or pmc_book_lock. */
+static struct pmc_book *pmc_book_find(const struct pmc_obj *pm,
+				      const struct task_struct *task)
+{
+	struct pmc_book *b;
+
+	hash_for_each_possible_rcu(pmc_book_hash, b, hnode,
+				   (unsigned long)task)
+		if (b->task == task && b->pm == pm)
+			return b;
+	return NULL;
+}
+
+/*
+ * Keep the books of @task for @pm, in @proc (a reference is taken). A
+ * task that has one already keeps it; an exiting one gets none. Any
+ * context but NMI and sched_switch; false if the probe pool is empty.
+ */
+bool pmc_book_add(struct pmc_obj *pm, struct task_struct *task,
+		  struct pmc_bproc *proc)
+{
+	struct pmc_book *b = pmc_probe_block_get(sizeof(*b));
+	unsigned long flags;
+	bool added = false;
+
+	if (!b)
+		return false;
+	b->task = task;
+	b->pm = pm;
+	b->proc = proc;
+	b->last = 0;
+	b->total = 0;
+	raw_spin_lock_irqsave(&pmc_book_lock, flags);
+	/*
+	 * Not for a task past its exit probe, which removes books under
+	 * this lock (a book holds no reference on its task).
+	 */
+	if (!pm->books_closed && !(READ_ONCE(task->flags) & PF_EXITING) &&
+	    !pmc_book_find(pm, task)) {
+		atomic_inc(&proc->nbooks);
+		list_add_tail(&b->pm_link, &pm->books);
+		hash_add_rcu(pmc_book_hash, &b->hnode, (unsigned long)task);
+		atomic_inc(&pmc_book_live);
+		added = true;
+	}
+	raw_spin_unlock_irqrestore(&pmc_book_lock, flags);
+	if (!added)
+		pmc_probe_block_put(b);
+	return true;
+}
+
+/* Remove @b: its process record loses a book. pmc_book_lock held. */
+static struct pmc_bproc *pmc_book_del(struct pmc_book *b)
+{
+	struct pmc_bproc *proc = b->proc;
+
+	hash_del_rcu(&b->hnode);
+	list_del(&b->pm_link);
+	atomic_dec(&pmc_book_live);
+	call_rcu(&b->rcu, pmc_book_free_rcu);
+	return atomic_dec_and_test(&proc->nbooks) ? proc : NULL;
+}
+
+/*
+ * @pm is released: no book of it is left, and none is made any more.
+ * Process context.
+ */
+void pmc_book_release_pm(struct pmc_obj *pm)
+{
+	struct pmc_book *b, *tmp;
+	struct pmc_bproc *proc;
+
+	raw_spin_lock_irq(&pmc_book_lock);
+	pm->books_closed = true;
+	list_for_each_entry_safe(b, tmp, &pm->books, pm_link) {
+		proc = pmc_book_del(b);
+		if (proc)
+			call_rcu(&proc->rcu, pmc_bproc_free_rcu);
+	}
+	raw_spin_unlock_irq(&pmc_book_lock);
+}
+
+/* @task (detached) is counted by @pm no more. Process context. */
+void pmc_book_forget(struct pmc_obj *pm, struct task_struct *task)
+{
+	struct pmc_bproc *proc = NULL;
+	struct pmc_book *b;
+
+	raw_spin_lock_irq(&pmc_book_lock);
+	b = pmc_book_find(pm, task);
+	if (b)
+		proc = pmc_book_del(b);
+	if (proc)
+		call_rcu(&proc->rcu, pmc_bproc_free_rcu);
+	raw_spin_unlock_irq(&pmc_book_lock);
+}
+
+/* ------------------------------------------------------------ counts */
+
+struct pmc_book_find_event {
+	const struct pmc_obj *pm;
+	struct perf_event *event;
+};
+
+static bool pmc_book_event_fn(struct perf_event *event, void *arg)
+{
+	struct pmc_book_find_event *f = arg;
+
+	if (pmc_event_inherit_pmc(event) != f->pm)
+		return false;
+	f->event = event;
+	return true;
+}
+
+/*
+ * The own count of @task, current, in @pm's counter of its context: false
+ * when it has none (a privilege-raising exec ended it). IRQs off, under
+ * RCU: the counter is either active on this CPU or does not move.
+ */
+static bool pmc_book_count(const struct pmc_obj *pm, struct task_struct *task,
+			   u64 *value)
+{
+	struct pmc_book_find_event f = { .pm = pm };
+	struct perf_event *event;
+
+	if (!pmc_task_events_rcu(task, pmc_book_event_fn, &f))
+		return false;
+	event = f.event;
+	if (READ_ONCE(event->state) == PERF_EVENT_STATE_ACTIVE &&
+	    READ_ONCE(event->oncpu) == smp_processor_id())
+		event->pmu->read(event);
+	*value = local64_read(&event->count);
+	return true;
+}
+
+/*
+ * The slice of @b's thread (current) since its last switch-out: its
+ * PROCCSW record while the PMC runs (@log; always, as hwpmc logs one at
+ * every switch-out). IRQs off, under RCU.
+ */
+static void pmc_book_slice(struct pmc_book *b, bool log)
+{
+	struct pmc_obj *pm = b->pm;
+	struct pmc_owner *po = pm->owner;
+	u64 v, delta;
+
+	if (!pmc_book_count(pm, current, &v))
+		return;
+	delta = v - b->last;
+	b->last = v;
+	if (READ_ONCE(pm->state) != PMC_STATE_RUNNING)
+		return;
+	b->total += delta;
+	if (log && (pm->flags & PMC_F_LOG_PROCCSW)) {
+		pmc_dbg(PMC_DBG_CSW, PMC_DBG_SWO, pm->id, task_pid_nr(current),
+			smp_processor_id(), delta);
+		pmc_log_proccsw(po, pm, pmc_owner_pid_nr(po, current, true),
+				pmc_owner_pid_nr(po, current, false), delta);
+	}
+}
+
+/* sched_switch probe (@prev is current, IRQs off, rq lock held). */
+void pmc_book_switch_probe(struct task_struct *prev)
+{
+	struct pmc_book *b;
+
+	if (!atomic_read(&pmc_book_live))
+		return;
+	rcu_read_lock();
+	hash_for_each_possible_rcu(pmc_book_hash, b, hnode,
+				   (unsigned long)prev)
+		if (b->task == prev)
+			pmc_book_slice(b, true);
+	rcu_read_unlock();
+}
+
+/*
+ * PMCSTART (@enable) or PMCSTOP of @pm by a thread it counts: the slice
+ * up to the stop is the thread's, and counting restarts from the start.
+ * The owner's lock held; before the stop, after the start.
+ */
+void pmc_book_enable(struct pmc_obj *pm, bool enable)
+{
+	unsigned long flags;
+	struct pmc_book *b;
+	u64 v;
+
+	if (!pmc_book_mode(pm))
+		return;
+	rcu_read_lock();
+	local_irq_save(flags);
+	b = pmc_book_find(pm, current);
+	if (b && enable && pmc_book_count(pm, current, &v))
+		b->last = v;
+	else if (b && !enable)
+		pmc_book_slice(b, true);
+	local_irq_restore(flags);
+	rcu_read_unlock();
+}
+
+/* ------------------------------------------------------------ fork */
+
+struct pmc_book_fork {
+	struct task_struct *parent, *child;
+	bool thread;
+};
+
+/* A counter of a book-mode PMC in the new task's context: its book. */
+static bool pmc_book_fork_fn(struct perf_event *event, void *arg)
+{
+	struct pmc_book_fork *bf = arg;
+	struct pmc_obj *pm = pmc_event_inherit_pmc(event);
+	struct pmc_bproc *proc = NULL;
+	struct pmc_book *pb;
+
+	if (!pm || !pmc_book_mode(pm) ||
+	    READ_ONCE(event->state) < PERF_EVENT_STATE_INACTIVE)
+		return false;
+	if (bf->thread) {
+		pb = pmc_book_find(pm, bf->parent);
+		if (pb && atomic_inc_not_zero(&pb->proc->nbooks))
+			proc = pb->proc;
+	}
+	if (!proc)
+		proc = pmc_bproc_new();
+	if (!proc || !pmc_book_add(pm, bf->child, proc))
+		pr_warn_ratelimited("pid %d: no PROCCSW or PROCEXIT for it\n",
+				    task_pid_nr(bf->child));
+	pmc_bproc_put(proc);
+	return false;
+}
+
+/*
+ * sched_process_fork probe (in the parent, @child not yet running):
+ * books for the book-mode PMCs perf gave @child a counter of.
+ */
+void pmc_book_fork_probe(struct task_struct *parent, struct task_struct *child)
+{
+	struct pmc_book_fork bf = {
+		.parent = parent, .child = child,
+		.thread = same_thread_group(parent, child),
+	};
+
+	if (!atomic_read(&pmc_book_live))
+		return;
+	rcu_read_lock();
+	pmc_task_events_rcu(child, pmc_book_fork_fn, &bf);
+	rcu_read_unlock();
+}
+
+/* ------------------------------------------------------------ exit */
+
+/*
+ * kprobe pre-handler of perf_event_exit_task(current), called by do_exit()
+ * and by an exec that raised the task's privileges: the thread's counters
+ * are still in its context, active here, for its last slice. After such
+ * an exec its books stay, to count from zero with the counter the exec
+ * work makes for a privileged owner. Preemption off; where the kprobe is
+ * an int3 or BRK handler it runs as NMI code, but always at the entry of
+ * that function, where nothing this takes is held.
+ */
+static int pmc_book_kp_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	struct task_struct *task = current;
+	bool exiting = task->flags & PF_EXITING;
+	struct pmc_book *b;
+	unsigned long flags;
+
+	if (!atomic_read(&pmc_book_live))
+		return 0;
+	rcu_read_lock();
+	local_irq_save(flags);
+	hash_for_each_possible_rcu(pmc_book_hash, b, hnode,
+				   (unsigned long)task) {
+		if (b->task != task)
+			continue;
+		pmc_book_slice(b, true);
+		if (!exiting)
+			b->last = 0;
+	}
+	local_irq_restore(flags);
+	rcu_read_unlock();
+	return 0;
+}
+
+/*
+ * sched_process_exit probe (@task is current; its last slice was read by
+ * the kprobe): its books go, and the exit that drops a process's last
+ * book logs its PROCEXIT.
+ */
+void pmc_book_exit_probe(struct task_struct *task)
+{
+	struct pmc_bproc *proc;
+	struct hlist_node *tmp;
+	struct pmc_book *b;
+	unsigned long flags;
+	struct pmc_obj *pm;
+
+	if (!atomic_read(&pmc_book_live))
+		return;
+	rcu_read_lock();
+	raw_spin_lock_irqsave(&pmc_book_lock, flags);
+	hash_for_each_possible_safe(pmc_book_hash, b, tmp, hnode,
+				    (unsigned long)task) {
+		if (b->task != task)
+			continue;
+		pm = b->pm;
+		atomic64_add(b->total, &b->proc->accum);
+		proc = pmc_book_del(b);
+		if (!proc)
+			continue;
+		/* Freed after a grace period: this RCU section holds it. */
+		if (pm->flags & PMC_F_LOG_PROCEXIT)
+			pmc_log_procexit(pm->owner, pm,
+					 pmc_owner_pid_nr(pm->owner, task,
+							  true),
+					 atomic64_read(&proc->accum));
+		call_rcu(&proc->rcu, pmc_bproc_free_rcu);
+	}
+	raw_spin_unlock_irqrestore(&pmc_book_lock, flags);
+	rcu_read_unlock();
+}
+
+/*
+ * The kprobe is registered while a PMC may use books (from its first
+ * attach in book mode to its release); unregistered by a work after the
+ * last one goes.
+ */
+static struct kprobe pmc_book_kp;
+static DEFINE_MUTEX(pmc_book_kp_lock);
+static unsigned int pmc_book_kp_users;
+static bool pmc_book_kp_on;
+
+static void pmc_book_kp_idle_fn(struct work_struct *work)
+{
+	mutex_lock(&pmc_book_kp_lock);
+	if (!pmc_book_kp_users && pmc_book_kp_on) {
+		unregister_kprobe(&pmc_book_kp);
+		pmc_book_kp_on = false;
+	}
+	mutex_unlock(&pmc_book_kp_lock);
+}
+
+static DECLARE_WORK(pmc_book_kp_idle, pmc_book_kp_idle_fn);
+
+/*
+ * May @pm count in book mode: the kprobe is on (a reference for @pm, kept
+ * until pmc_book_kp_put()). Process context.
+ */
+int pmc_book_kp_get(void)
+{
+	int ret = 0;
+
+	mutex_lock(&pmc_book_kp_lock);
+	if (!pmc_book_kp_on) {
+		/* A kprobe is registered again only from a clean struct. */
+		memset(&pmc_book_kp, 0, sizeof(pmc_book_kp));
+		pmc_book_kp.symbol_name = PMC_KP_TASKEXIT_SYMBOL;
+		pmc_book_kp.pre_handler = pmc_book_kp_pre;
+		ret = register_kprobe(&pmc_book_kp);
+		pmc_book_kp_on = !ret;
+		if (ret)
+			pr_warn_ratelimited("PROCCSW/PROCEXIT of descendants on per-process counters: cannot probe %s (%d)\n",
+					    PMC_KP_TASKEXIT_SYMBOL, ret);
+	}
+	if (!ret)
+		pmc_book_kp_users++;
+	mutex_unlock(&pmc_book_kp_lock);
+	return ret;
+}
+
+/* Process context. */
+void pmc_book_kp_put(void)
+{
+	mutex_lock(&pmc_book_kp_lock);
+	if (!WARN_ON_ONCE(!pmc_book_kp_users) && !--pmc_book_kp_users)
+		schedule_work(&pmc_book_kp_idle);
+	mutex_unlock(&pmc_book_kp_lock);
+}
+
+/* Module unload: every PMC is gone. Process context. */
+void pmc_book_exit(void)
+{
+	WARN_ON_ONCE(pmc_book_kp_users || atomic_read(&pmc_book_live));
+	cancel_work_sync(&pmc_book_kp_idle);
+	pmc_book_kp_idle_fn(NULL);
+}
