@@ -374,8 +374,14 @@ TEST_F(proc, descendants_proccsw_and_procexit_per_process)
 
 		CPU_ZERO(&one);
 		CPU_SET(0, &one);
+		/*
+		 * Ready before the parent starts the PMC: a thread running at
+		 * PMCSTART keeps what it counted before it in its next delta
+		 * (docs/performance.md, 4c).
+		 */
 		if (sched_setaffinity(0, sizeof(one), &one) || pipe(ab) ||
-		    pipe(ba) || read(go[0], &c, 1) != 1)
+		    pipe(ba) || write(rep[1], "r", 1) != 1 ||
+		    read(go[0], &c, 1) != 1)
 			_exit(2);
 		kid = fork();
 		if (kid < 0)
@@ -398,6 +404,8 @@ TEST_F(proc, descendants_proccsw_and_procexit_per_process)
 			_exit(2);
 		_exit(0);
 	}
+	ASSERT_EQ(1, read(rep[0], &c, 1));	/* the leader is ready */
+	usleep(100000);				/* and blocked in read() */
 	id = smp_alloc_tc(self->fd, PERF_COUNT_SW_PAGE_FAULTS, 0,
 			  PMC_F_DESCENDANTS | PMC_F_LOG_PROCCSW |
 			  PMC_F_LOG_PROCEXIT, 0, 0);
