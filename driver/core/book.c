@@ -443,66 +443,27 @@ void pmc_book_exit_probe(struct task_struct *task)
 }
 
 /*
- * The kprobe is registered while a PMC may use books (from its first
- * attach in book mode to its release); unregistered by a work after the
- * last one goes.
+ * The kprobe is on while a PMC may use books: from its first attach in
+ * book mode to its release (pm->book_kp).
  */
-static struct kprobe pmc_book_kp;
-static DEFINE_MUTEX(pmc_book_kp_lock);
-static unsigned int pmc_book_kp_users;
-static bool pmc_book_kp_on;
+static PMC_KP_REF(pmc_book_kp, PMC_KP_TASKEXIT_SYMBOL, pmc_book_kp_pre,
+		  "PROCCSW/PROCEXIT of descendants on per-process counters");
 
-static void pmc_book_kp_idle_fn(struct work_struct *work)
-{
-	mutex_lock(&pmc_book_kp_lock);
-	if (!pmc_book_kp_users && pmc_book_kp_on) {
-		unregister_kprobe(&pmc_book_kp);
-		pmc_book_kp_on = false;
-	}
-	mutex_unlock(&pmc_book_kp_lock);
-}
-
-static DECLARE_WORK(pmc_book_kp_idle, pmc_book_kp_idle_fn);
-
-/*
- * May @pm count in book mode: the kprobe is on (a reference for @pm, kept
- * until pmc_book_kp_put()). Process context.
- */
+/* 0, or the errno that keeps @pm on per-process counters. Process context. */
 int pmc_book_kp_get(void)
 {
-	int ret = 0;
-
-	mutex_lock(&pmc_book_kp_lock);
-	if (!pmc_book_kp_on) {
-		/* A kprobe is registered again only from a clean struct. */
-		memset(&pmc_book_kp, 0, sizeof(pmc_book_kp));
-		pmc_book_kp.symbol_name = PMC_KP_TASKEXIT_SYMBOL;
-		pmc_book_kp.pre_handler = pmc_book_kp_pre;
-		ret = register_kprobe(&pmc_book_kp);
-		pmc_book_kp_on = !ret;
-		if (ret)
-			pr_warn_ratelimited("PROCCSW/PROCEXIT of descendants on per-process counters: cannot probe %s (%d)\n",
-					    PMC_KP_TASKEXIT_SYMBOL, ret);
-	}
-	if (!ret)
-		pmc_book_kp_users++;
-	mutex_unlock(&pmc_book_kp_lock);
-	return ret;
+	return pmc_kp_ref_get(&pmc_book_kp);
 }
 
 /* Process context. */
 void pmc_book_kp_put(void)
 {
-	mutex_lock(&pmc_book_kp_lock);
-	if (!WARN_ON_ONCE(!pmc_book_kp_users) && !--pmc_book_kp_users)
-		schedule_work(&pmc_book_kp_idle);
-	mutex_unlock(&pmc_book_kp_lock);
+	pmc_kp_ref_put(&pmc_book_kp);
 }
 
 /* Module unload: every PMC is gone. Process context. */
 void pmc_book_exit(void)
 {
-	WARN_ON_ONCE(pmc_book_kp_users || atomic_read(&pmc_book_live));
-	cancel_work_sync(&pmc_book_kp_idle);
-	pmc_book_kp_idle_fn(NULL);
+	WARN_ON_ONCE(atomic_read(&pmc_book_live));
+	pmc_kp_ref_exit(&pmc_book_kp);
 }

@@ -19,8 +19,11 @@
 #include "pmc_core.h"
 #include "debug/pmc_debug.h"
 
+#include <linux/kprobes.h>
+#include <linux/mutex.h>
 #include <linux/sched.h>
 #include <linux/spinlock.h>
+#include <linux/workqueue.h>
 
 struct linux_binprm;
 
@@ -204,6 +207,35 @@ void pmc_selfread_update(struct pmc_owner *po, u32 group);
 void pmc_selfread_switch_probe(struct task_struct *prev,
 			       struct task_struct *next);
 void pmc_selfread_exit(void);
+
+/*
+ * kp_ref.c: a kprobe on @symbol registered while it has users (get: 0 or
+ * the errno of register_kprobe(), which is logged naming @what; put: the
+ * last user's unregisters it from a work; exit: module unload). Process
+ * context. Define one with PMC_KP_REF(name, symbol, handler, what).
+ */
+struct pmc_kp_ref {
+	struct kprobe kp;
+	const char *symbol;
+	kprobe_pre_handler_t pre;
+	const char *what;
+	struct mutex lock;
+	unsigned int users;
+	bool on;
+	struct work_struct idle;
+};
+void pmc_kp_ref_idle_fn(struct work_struct *work);
+#define PMC_KP_REF(name, sym, handler, desc)				\
+	struct pmc_kp_ref name = {					\
+		.symbol = sym,						\
+		.pre = handler,						\
+		.what = desc,						\
+		.lock = __MUTEX_INITIALIZER(name.lock),			\
+		.idle = __WORK_INITIALIZER(name.idle, pmc_kp_ref_idle_fn), \
+	}
+int pmc_kp_ref_get(struct pmc_kp_ref *r);
+void pmc_kp_ref_put(struct pmc_kp_ref *r);
+void pmc_kp_ref_exit(struct pmc_kp_ref *r);
 
 /*
  * book.c: per-thread PROCCSW/PROCEXIT bookkeeping of inherited DESCENDANTS

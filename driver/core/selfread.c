@@ -434,55 +434,13 @@ static int pmc_sr_kp_pre(struct kprobe *kp, struct pt_regs *regs)
  * page goes: pages go at munmap, under mmap_lock, where registering and
  * unregistering (text patching, CPU hotplug lock) are better not done.
  */
-static struct kprobe pmc_sr_kp;
-static DEFINE_MUTEX(pmc_sr_kp_lock);
-static unsigned int pmc_sr_kp_users;
-static bool pmc_sr_kp_on;
-
-static void pmc_sr_kp_idle_fn(struct work_struct *work)
-{
-	mutex_lock(&pmc_sr_kp_lock);
-	if (!pmc_sr_kp_users && pmc_sr_kp_on) {
-		unregister_kprobe(&pmc_sr_kp);
-		pmc_sr_kp_on = false;
-	}
-	mutex_unlock(&pmc_sr_kp_lock);
-}
-
-static DECLARE_WORK(pmc_sr_kp_idle, pmc_sr_kp_idle_fn);
+static PMC_KP_REF(pmc_sr_kp, PMC_KP_USERPAGE_SYMBOL, pmc_sr_kp_pre,
+		  "self-read: no RDPMC entries");
 
 /* A page that may have RDPMC entries: true if the kprobe is on. Process context. */
 static bool pmc_sr_kp_get(void)
 {
-	int ret = 0;
-
-	if (!pmc_arch_user_read(NULL))
-		return false;
-	mutex_lock(&pmc_sr_kp_lock);
-	if (!pmc_sr_kp_on) {
-		/* A kprobe is registered again only from a clean struct. */
-		memset(&pmc_sr_kp, 0, sizeof(pmc_sr_kp));
-		pmc_sr_kp.symbol_name = PMC_KP_USERPAGE_SYMBOL;
-		pmc_sr_kp.pre_handler = pmc_sr_kp_pre;
-		ret = register_kprobe(&pmc_sr_kp);
-		pmc_sr_kp_on = !ret;
-		if (ret)
-			pr_warn_ratelimited("self-read: no RDPMC entries: cannot probe %s (%d)\n",
-					    PMC_KP_USERPAGE_SYMBOL, ret);
-	}
-	if (!ret)
-		pmc_sr_kp_users++;
-	mutex_unlock(&pmc_sr_kp_lock);
-	return !ret;
-}
-
-/* Any context that may sleep; mmap_lock may be held. */
-static void pmc_sr_kp_put(void)
-{
-	mutex_lock(&pmc_sr_kp_lock);
-	if (!WARN_ON_ONCE(!pmc_sr_kp_users) && !--pmc_sr_kp_users)
-		schedule_work(&pmc_sr_kp_idle);
-	mutex_unlock(&pmc_sr_kp_lock);
+	return pmc_arch_user_read(NULL) && !pmc_kp_ref_get(&pmc_sr_kp);
 }
 
 /* ------------------------------------------------------------ mapping */
@@ -508,7 +466,7 @@ static void pmc_sr_put(struct pmc_sr *sr)
 	atomic_dec(&pmc_sr_live);
 	pmc_switch_hook_put();
 	if (sr->rdpmc)
-		pmc_sr_kp_put();
+		pmc_kp_ref_put(&pmc_sr_kp);
 	/* The probe and the ops may still walk it under RCU. */
 	call_rcu(&sr->rcu, pmc_sr_free_rcu);
 }
@@ -688,6 +646,5 @@ err_free:
 void pmc_selfread_exit(void)
 {
 	rcu_barrier();
-	cancel_work_sync(&pmc_sr_kp_idle);
-	pmc_sr_kp_idle_fn(NULL);
+	pmc_kp_ref_exit(&pmc_sr_kp);
 }

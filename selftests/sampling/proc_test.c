@@ -40,6 +40,27 @@ static long faults_of(const struct rusage *ru)
 }
 
 /*
+ * The end of a run: reap @leader (exit 0), read PMC @id into @value, flush
+ * the log and take the ring's records into @b, checked as a stream with
+ * no record missing.
+ */
+static void reap_and_collect(struct __test_metadata *_metadata,
+			     FIXTURE_DATA(proc) *self, pid_t leader,
+			     int64_t id, uint64_t *value, struct smp_buf *b)
+{
+	struct smp_stream_info si;
+	int st;
+
+	ASSERT_EQ(leader, waitpid(leader, &st, 0));
+	ASSERT_EQ(0, WEXITSTATUS(st));
+	ASSERT_EQ(0, smp_read(self->fd, id, value));
+	ASSERT_EQ(0, smp_flushlog(self->fd));
+	smp_ring_drain(&self->r, b);
+	ASSERT_TRUE(smp_check_stream(b, &si)) TH_LOG("%s", si.error);
+	EXPECT_EQ(0, si.seq_gaps);
+}
+
+/*
  * A page-faults PMC with PROCCSW on a child that faults pages in 20 steps
  * and blocks between them: the PROCCSW deltas of its switches add up to the
  * PMC's value, which is the child's own count of its faults (getrusage).
@@ -147,11 +168,10 @@ TEST_F(proc, proccsw_deltas_add_up_to_the_total)
 TEST_F(proc, procexit_for_every_process_of_a_fork_storm)
 {
 	pid_t kids[NCHILD], leader;
-	struct smp_stream_info si;
 	const struct pmclog_header *h;
 	struct smp_buf b = {};
 	uint64_t value, sum = 0;
-	int go[2], rep[2], i, st;
+	int go[2], rep[2], i;
 	bool seen[NCHILD] = { false }, leader_seen = false;
 	size_t off, nexit = 0, nfork = 0;
 	int64_t id;
@@ -187,14 +207,7 @@ TEST_F(proc, procexit_for_every_process_of_a_fork_storm)
 	ASSERT_EQ(0, smp_simple(self->fd, PMC_IOC_PMCSTART, id));
 	ASSERT_EQ(1, write(go[1], "g", 1));
 	ASSERT_EQ(sizeof(kids), read(rep[0], kids, sizeof(kids)));
-	ASSERT_EQ(leader, waitpid(leader, &st, 0));
-	ASSERT_EQ(0, WEXITSTATUS(st));
-	ASSERT_EQ(0, smp_read(self->fd, id, &value));
-	ASSERT_EQ(0, smp_flushlog(self->fd));
-
-	smp_ring_drain(&self->r, &b);
-	ASSERT_TRUE(smp_check_stream(&b, &si)) TH_LOG("%s", si.error);
-	EXPECT_EQ(0, si.seq_gaps);
+	reap_and_collect(_metadata, self, leader, id, &value, &b);
 	smp_for_each_rec(h, &b, off) {
 		if (smp_rec_type(h) == PMCLOG_TYPE_PROCFORK) {
 			const struct pmclog_procfork *f = (const void *)h;
@@ -350,12 +363,11 @@ static int pingpong_pass(int in, int out, long ps, int npages)
 TEST_F(proc, descendants_proccsw_and_procexit_per_process)
 {
 	const struct pmclog_header *h;
-	struct smp_stream_info si;
 	struct smp_buf b = {};
 	uint64_t value, csw[2] = { 0, 0 }, ex[2] = { 0, 0 };
 	size_t off, ncsw[2] = { 0, 0 }, nex[2] = { 0, 0 };
 	long own[2] = { -1, -1 };
-	int go[2], rep[2], st, i;
+	int go[2], rep[2], i;
 	pid_t pid[2];
 	int64_t id;
 	char c;
@@ -416,14 +428,7 @@ TEST_F(proc, descendants_proccsw_and_procexit_per_process)
 	ASSERT_EQ(sizeof(long), read(rep[0], &own[1], sizeof(long)));
 	ASSERT_EQ(sizeof(long), read(rep[0], &own[0], sizeof(long)));
 	ASSERT_EQ(sizeof(pid_t), read(rep[0], &pid[1], sizeof(pid_t)));
-	ASSERT_EQ(pid[0], waitpid(pid[0], &st, 0));
-	ASSERT_EQ(0, WEXITSTATUS(st));
-	ASSERT_EQ(0, smp_read(self->fd, id, &value));
-	ASSERT_EQ(0, smp_flushlog(self->fd));
-
-	smp_ring_drain(&self->r, &b);
-	ASSERT_TRUE(smp_check_stream(&b, &si)) TH_LOG("%s", si.error);
-	EXPECT_EQ(0, si.seq_gaps);
+	reap_and_collect(_metadata, self, pid[0], id, &value, &b);
 	smp_for_each_rec(h, &b, off) {
 		if (smp_rec_type(h) == PMCLOG_TYPE_PROCCSW) {
 			const struct pmclog_proccsw *r = (const void *)h;
