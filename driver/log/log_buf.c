@@ -12,6 +12,7 @@
 #include "pmc_log_priv.h"
 #include "debug/pmc_debug.h"
 
+#include <linux/irq_work.h>
 #include <linux/mm.h>
 #include <linux/overflow.h>
 #include <linux/slab.h>
@@ -145,6 +146,15 @@ void pmc_log_pool_destroy(struct pmc_log_state *log)
  * Ask for a publishing pass: soon, or at once when a buffer filled up.
  * Through irq_work, since the callers may hold the rq lock (sched_switch),
  * where queueing work could wake a worker. Any context but NMI.
+ *
+ * A dying CPU (already out of cpu_online_mask) runs its irq_works one
+ * last time, its sample ring's drain among them, and a kick that drain
+ * queued here would never run: irq_work_sync() at the owner's exit spun
+ * on it (faults-hotplug, release_while_offline). There the kick is left
+ * out (irq_work_queue_on() is not exported to modules on 6.1): the
+ * records wait in the staging for the next pass, which the next kick on
+ * any CPU, a flush or the owner's exit makes (an urgent request stays in
+ * kick_flags for it).
  */
 static void pmc_log_kick(struct pmc_log_state *log, bool urgent)
 {
@@ -152,7 +162,10 @@ static void pmc_log_kick(struct pmc_log_state *log, bool urgent)
 		set_bit(PMC_LOG_KICK_URGENT, &log->kick_flags);
 	else if (delayed_work_pending(&log->pub_work))
 		return;		/* the pending pass will see the record */
-	irq_work_queue(&log->kick);
+	preempt_disable();
+	if (likely(cpu_online(smp_processor_id())))
+		irq_work_queue(&log->kick);
+	preempt_enable();
 }
 
 void *pmc_log_begin(struct pmc_log_state *log, u32 type, size_t len, u64 tsc,
