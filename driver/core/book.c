@@ -112,11 +112,24 @@ struct pmc_bproc *pmc_bproc_new(void)
 	return proc;
 }
 
+/*
+ * Drop a reference: true if it was the last (the record is freed after a
+ * grace period, so a caller under RCU may still read it). Any context but
+ * NMI.
+ */
+static bool pmc_bproc_drop(struct pmc_bproc *proc)
+{
+	if (!atomic_dec_and_test(&proc->nbooks))
+		return false;
+	call_rcu(&proc->rcu, pmc_bproc_free_rcu);
+	return true;
+}
+
 /* Drop a reference that logs nothing. Any context but NMI. */
 void pmc_bproc_put(struct pmc_bproc *proc)
 {
-	if (proc && atomic_dec_and_test(&proc->nbooks))
-		call_rcu(&proc->rcu, pmc_bproc_free_rcu);
+	if (proc)
+		pmc_bproc_drop(proc);
 }
 
 /* @pm's book of @task, or NULL. Under RCU or pmc_book_lock. */
@@ -170,16 +183,17 @@ bool pmc_book_add(struct pmc_obj *pm, struct task_struct *task,
 	return true;
 }
 
-/* Remove @b: its process record loses a book. pmc_book_lock held. */
-static struct pmc_bproc *pmc_book_del(struct pmc_book *b)
+/*
+ * Remove @b: its process record loses a book; true if it was the last.
+ * pmc_book_lock held.
+ */
+static bool pmc_book_del(struct pmc_book *b)
 {
-	struct pmc_bproc *proc = b->proc;
-
 	hash_del_rcu(&b->hnode);
 	list_del(&b->pm_link);
 	atomic_dec(&pmc_book_live);
 	call_rcu(&b->rcu, pmc_book_free_rcu);
-	return atomic_dec_and_test(&proc->nbooks) ? proc : NULL;
+	return pmc_bproc_drop(b->proc);
 }
 
 /*
@@ -189,30 +203,23 @@ static struct pmc_bproc *pmc_book_del(struct pmc_book *b)
 void pmc_book_release_pm(struct pmc_obj *pm)
 {
 	struct pmc_book *b, *tmp;
-	struct pmc_bproc *proc;
 
 	raw_spin_lock_irq(&pmc_book_lock);
 	pm->books_closed = true;
-	list_for_each_entry_safe(b, tmp, &pm->books, pm_link) {
-		proc = pmc_book_del(b);
-		if (proc)
-			call_rcu(&proc->rcu, pmc_bproc_free_rcu);
-	}
+	list_for_each_entry_safe(b, tmp, &pm->books, pm_link)
+		pmc_book_del(b);
 	raw_spin_unlock_irq(&pmc_book_lock);
 }
 
 /* @task (detached) is counted by @pm no more. Process context. */
 void pmc_book_forget(struct pmc_obj *pm, struct task_struct *task)
 {
-	struct pmc_bproc *proc = NULL;
 	struct pmc_book *b;
 
 	raw_spin_lock_irq(&pmc_book_lock);
 	b = pmc_book_find(pm, task);
 	if (b)
-		proc = pmc_book_del(b);
-	if (proc)
-		call_rcu(&proc->rcu, pmc_bproc_free_rcu);
+		pmc_book_del(b);
 	raw_spin_unlock_irq(&pmc_book_lock);
 }
 
@@ -426,17 +433,14 @@ void pmc_book_exit_probe(struct task_struct *task)
 		if (b->task != task)
 			continue;
 		pm = b->pm;
-		atomic64_add(b->total, &b->proc->accum);
-		proc = pmc_book_del(b);
-		if (!proc)
-			continue;
-		/* Freed after a grace period: this RCU section holds it. */
-		if (pm->flags & PMC_F_LOG_PROCEXIT)
+		proc = b->proc;
+		atomic64_add(b->total, &proc->accum);
+		/* The last book: @proc is freed after this RCU section. */
+		if (pmc_book_del(b) && (pm->flags & PMC_F_LOG_PROCEXIT))
 			pmc_log_procexit(pm->owner, pm,
 					 pmc_owner_pid_nr(pm->owner, task,
 							  true),
 					 atomic64_read(&proc->accum));
-		call_rcu(&proc->rcu, pmc_bproc_free_rcu);
 	}
 	raw_spin_unlock_irqrestore(&pmc_book_lock, flags);
 	rcu_read_unlock();

@@ -55,7 +55,6 @@ struct pmc_target {
 	bool dead;
 	bool hashed;
 	u64 accum;
-	struct pmc_bproc *bproc;
 	struct list_head threads;
 	struct list_head pm_link;
 	struct hlist_node hnode;

@@ -347,10 +347,6 @@ static int pmc_thr_attach(struct pmc_target *tgt, struct task_struct *task)
 	spin_lock(&pmc_hash_lock);
 	hlist_add_head_rcu(&thr->hnode, pmc_thr_bucket(task));
 	spin_unlock(&pmc_hash_lock);
-	/* Book mode, at attach: the thread's PROCCSW and PROCEXIT counts. */
-	if (tgt->bproc && !pmc_book_add(pm, task, tgt->bproc))
-		pr_warn_ratelimited("pid %d: no PROCCSW or PROCEXIT for it\n",
-				    task_pid_nr(task));
 
 	/*
 	 * A thread that started exiting before it was hashed may have missed
@@ -598,6 +594,7 @@ static int pmc_attach_process(struct pmc_obj *pm, struct task_struct *leader,
 			      bool owner_priv)
 {
 	struct pmc_task_set ts = {};
+	struct pmc_bproc *proc = NULL;
 	struct pmc_target *tgt;
 	struct pid *tgid;
 	unsigned int i;
@@ -630,18 +627,22 @@ static int pmc_attach_process(struct pmc_obj *pm, struct task_struct *leader,
 		return -ENOMEM;
 	/* Book mode: the process's record, while its threads get books. */
 	if (pm->inherit && pm->book_kp) {
-		tgt->bproc = pmc_bproc_new();
-		if (!tgt->bproc) {
+		proc = pmc_bproc_new();
+		if (!proc) {
 			pmc_target_detach(tgt, false);
 			return -ENOMEM;
 		}
 	}
 	ret = pmc_task_set_collect(&ts, leader, false);
-	for (i = 0; i < ts.n && !ret; i++)
+	for (i = 0; i < ts.n && !ret; i++) {
 		ret = pmc_thr_attach(tgt, ts.tasks[i]);
+		/* The thread's PROCCSW and PROCEXIT counts. */
+		if (!ret && proc && !pmc_book_add(pm, ts.tasks[i], proc))
+			pr_warn_ratelimited("pid %d: no PROCCSW or PROCEXIT for it\n",
+					    task_pid_nr(ts.tasks[i]));
+	}
 	pmc_task_set_free(&ts);
-	pmc_bproc_put(tgt->bproc);
-	tgt->bproc = NULL;
+	pmc_bproc_put(proc);
 	if (!ret && list_empty(&tgt->threads))
 		ret = -ESRCH;		/* every thread has exited */
 	if (ret) {

@@ -155,7 +155,8 @@ static struct pmc_sample *pmc_sample_reserve(struct pmc_sample_ring *ring)
 		head = READ_ONCE(ring->head);
 		/* Pairs with the drain's release of cons: the slot is free. */
 		if (head - smp_load_acquire(&ring->cons) >= pmc_nsamples) {
-			pmc_sample_commit(ring, false);
+			/* Full: the drain at once (by the outermost handler). */
+			pmc_sample_commit(ring, true);
 			return NULL;
 		}
 	} while (cmpxchg_local(&ring->head, head, head + 1) != head);
@@ -312,7 +313,6 @@ drop:
 	atomic64_inc(&pmc_stats.intr_bufferfull);
 	if (log)
 		atomic64_inc(&log->lost_samples);
-	irq_work_queue(&ring->now);
 }
 
 void pmc_sample_map(struct pmc_log_state *log, bool in, pid_t pid,
