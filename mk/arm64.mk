@@ -155,3 +155,23 @@ arm64-bench: arm64-module
 	+$(ARM64_MAKE) $(ARM64_SRC)/build/bench/bin/bench-arm64-selfread
 	PMC_VM_ARM64=$(ARM64) $(PMC_VM) --arch arm64 --smp 1 -- \
 		build/bench/bin/bench-arm64-selfread $(ARM64_BENCH_ARGS)
+
+# The whole table of `make bench` (bench/run-all) in a two-CPU arm64 guest:
+# the benchmark programs of the mirror, perf of the arm64 root. Under
+# -icount the guest's clock counts instructions, so the figures do not
+# follow the host's load (docs/arm64.md), and vary little: QUICK=short
+# (bench/run-all) by default, fewer and shorter runs, as that guest runs
+# about 20 times slower. Results, table and plot in build/bench/arm64/;
+# BENCH_ONLY as for make bench.
+ARM64_BENCH_OUT = $(BENCH_OUT)/arm64
+ARM64_BENCH_QUICK ?= short
+.PHONY: arm64-bench-table
+arm64-bench-table: arm64 bench-progs
+	@mkdir -p $(ARM64_BENCH_OUT); rm -f $(ARM64_BENCH_OUT)/raw.txt; \
+	PMC_VM_ARM64=$(ARM64) $(PMC_VM) --arch arm64 --smp 2 \
+		--timeout $(BENCH_TIMEOUT) --log $(ARM64_BENCH_OUT)/console.log \
+		--result $(ARM64_BENCH_OUT)/vm-result --env QUICK=$(ARM64_BENCH_QUICK) \
+		--env BENCH_BIN=$(ARM64_SRC)/build/bench/bin \
+		$(if $(BENCH_ONLY),--env BENCH_ONLY='$(BENCH_ONLY)') \
+		-- bench/run-all > $(ARM64_BENCH_OUT)/raw.txt; st=$$?; \
+	$(call bench_tables,$(ARM64_BENCH_OUT),arm64-bench-table)
