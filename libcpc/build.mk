@@ -30,9 +30,12 @@ INSTALL_TARGETS += install-libcpc
 .PHONY: libcpc libcpc-unit install-libcpc
 libcpc: $(LIBCPC_SO) $(LIBCPC_A) $(LIBCPC_PC)
 
+# -fno-semantic-interposition: no program replaces libcpc's own functions
+# for libcpc's calls (its map exports only the API), so the compiler may
+# inline them; cpc_set_sample() makes no call of its own but the ioctl.
 $(LIBCPC_DIR)/obj/%.o: $(TOP)/libcpc/%.c $(LIBCPC_HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(LIBCPC_CFLAGS) $(CFLAGS) -fPIC -c -o $@ $<
+	$(CC) $(LIBCPC_CFLAGS) $(CFLAGS) -fPIC -fno-semantic-interposition -c -o $@ $<
 
 $(LIBCPC_SO): $(LIBCPC_OBJS) $(PMCDEV_A) $(TOP)/libcpc/libcpc.map
 	$(CC) $(CFLAGS) -shared -Wl,-soname,libcpc.so.$(LIBCPC_SOMAJOR) \

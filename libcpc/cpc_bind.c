@@ -35,8 +35,14 @@
  * kernel's per-LWP context; cpc_request_preset(), cpc_set_restart(),
  * cpc_enable() and cpc_disable() act on it, so the API forces per-thread
  * state. A set unbound by another thread is recognised by its bind state.
+ *
+ * Both per-thread variables use the initial-exec TLS model: an access is
+ * one load from the thread pointer, where the default model of a shared
+ * library calls __tls_get_addr(), which may allocate on a thread's first
+ * access (not async-signal-safe, and a call on every sample).
  */
-static _Thread_local cpc_set_t *cpc_lwp_set;
+#define CPC_TLS _Thread_local __attribute__((tls_model("initial-exec")))
+static CPC_TLS cpc_set_t *cpc_lwp_set;
 
 /*
  * The calling thread's id without a system call after the first: glibc
@@ -44,7 +50,7 @@ static _Thread_local cpc_set_t *cpc_lwp_set;
  * the thread on every call. The cache is per thread; a fork() child's
  * thread drops it (registered once, at the first call).
  */
-static _Thread_local pid_t cpc_tid_cache;
+static CPC_TLS pid_t cpc_tid_cache;
 static pthread_once_t cpc_atfork_once = PTHREAD_ONCE_INIT;
 
 static void cpc_tid_forget(void)

@@ -73,11 +73,6 @@ int cpc_seterrhndlr(cpc_t *cpc, cpc_errhndlr_t *fn)
 	return 0;
 }
 
-bool cpc_valid(const cpc_t *cpc)
-{
-	return cpc && cpc->magic == CPC_HANDLE_MAGIC;
-}
-
 /*
  * The handle lock. The overflow signal is blocked while it is held so that
  * a handler that calls back into libcpc on the same thread cannot deadlock.

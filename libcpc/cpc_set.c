@@ -10,12 +10,6 @@
 
 #include "libcpc_impl.h"
 
-bool cpc_set_valid(const cpc_t *cpc, const cpc_set_t *set)
-{
-	return cpc_valid(cpc) && set && set->magic == CPC_SET_MAGIC &&
-	       set->cpc == cpc;
-}
-
 static void req_free(struct cpc_req *r)
 {
 	uint_t i;

@@ -249,14 +249,23 @@ struct __cpc {
 };
 
 /* cpc_open.c */
-bool cpc_valid(const cpc_t *cpc);
+static inline bool cpc_valid(const cpc_t *cpc)
+{
+	return cpc && cpc->magic == CPC_HANDLE_MAGIC;
+}
+
 void cpc_err(cpc_t *cpc, const char *fn, int subcode);
 const char *cpc_errstr(int subcode);
 void cpc_lock(cpc_t *cpc, sigset_t *saved);
 void cpc_unlock(cpc_t *cpc, const sigset_t *saved);
 
 /* cpc_set.c */
-bool cpc_set_valid(const cpc_t *cpc, const cpc_set_t *set);
+static inline bool cpc_set_valid(const cpc_t *cpc, const cpc_set_t *set)
+{
+	return cpc_valid(cpc) && set && set->magic == CPC_SET_MAGIC &&
+	       set->cpc == cpc;
+}
+
 void cpc_set_free(cpc_set_t *set);
 
 /* cpc_buf.c */
