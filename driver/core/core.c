@@ -33,25 +33,14 @@ void pmc_obj_put(struct pmc_obj *pm)
 	kfree_rcu(pm, rcu);
 }
 
-/* Is @id well formed: a mode, a row, the row's class, a CPU or ANY? */
-static bool pmc_id_is_valid(u32 id)
-{
-	const struct pmc_classdesc *cd = pmc_class_of_row(PMC_ID_TO_ROWINDEX(id));
-	u32 mode = PMC_ID_TO_MODE(id), cpu = PMC_ID_TO_CPU(id);
-
-	if (!cd || cd->class != PMC_ID_TO_CLASS(id) || mode > PMC_MODE_LAST)
-		return false;
-	if (PMC_IS_VIRTUAL_MODE(mode))
-		return cpu == PMC_ID_CPU_ANY;
-	return pmc_cpu_is_valid(cpu);
-}
-
+/*
+ * The owner's PMC @id, or NULL. An id that no PMC has, well formed or not,
+ * finds none. Owner's lock held.
+ */
 struct pmc_obj *pmc_find_pmc(struct pmc_owner *po, u32 id)
 {
 	struct pmc_obj *pm;
 
-	if (!pmc_id_is_valid(id))
-		return NULL;
 	list_for_each_entry(pm, &po->pmcs, owner_link)
 		if (pm->id == id)
 			return pm;
@@ -106,6 +95,27 @@ static void pmc_set_state(struct pmc_obj *pm, u32 state)
 {
 	/* GETPMCINFO reads it without the owner's lock. */
 	WRITE_ONCE(pm->state, state);
+}
+
+/*
+ * @pm's value in a reader's IRQs-off pass (pmc_read_set()), if its
+ * counters are the calling thread's or this CPU's: false otherwise, for
+ * pmc_read_value() to read. Owner's lock held, IRQs off, after
+ * pmc_virtual_prune() for a virtual PMC.
+ */
+static bool pmc_read_value_irqoff(struct pmc_obj *pm, u64 *value)
+{
+	u64 v;
+
+	if (pm->pmc_class == PMC_CLASS_TSC)
+		return false;	/* read on its CPU by a cross-call */
+	if (!pm->sysev)
+		return pmc_virtual_read_irqoff(pm, value);
+	if (!pmc_event_read_irqoff(pm->sysev, &v))
+		return false;
+	pmc_dbg(PMC_DBG_MD, PMC_DBG_READ, pm->id, 0, pm->cpu, v);
+	*value = pm->accum + v;
+	return true;
 }
 
 /* The PMC's value. System PMCs: their CPU is online. */
@@ -862,6 +872,82 @@ out:
 	return ret;
 }
 
+/* A slot of PMCREADSET: its PMC, then its value (no buffer per call). */
+union pmc_set_slot {
+	struct pmc_obj *pm;
+	u64 value;
+};
+
+/*
+ * Read the @n PMCs of @set, each slot's PMC replaced by its value, and
+ * return the CLOCK_MONOTONIC time of the read. The counters of the calling
+ * thread and of this CPU are read in one pass with IRQs off, as perf reads
+ * a group: at one instant, and with one IRQ toggle in all. The others
+ * follow (their reads may sleep). Owner's lock held, process context.
+ */
+static u64 pmc_read_set(union pmc_set_slot *set, unsigned int n)
+{
+	u64 later = 0, ts, v;	/* later: the slots read after the pass */
+	unsigned long flags;
+	unsigned int i;
+
+	BUILD_BUG_ON(PMC_READSET_MAX > 64);
+	for (i = 0; i < n; i++)
+		if (PMC_IS_VIRTUAL_MODE(set[i].pm->mode))
+			pmc_virtual_prune(set[i].pm);
+	local_irq_save(flags);
+	ts = ktime_get_ns();
+	for (i = 0; i < n; i++) {
+		if (pmc_read_value_irqoff(set[i].pm, &v))
+			set[i].value = v;
+		else
+			later |= BIT_ULL(i);
+	}
+	local_irq_restore(flags);
+	for (i = 0; i < n; i++)
+		if (later & BIT_ULL(i))
+			set[i].value = pmc_read_value(set[i].pm);
+	return ts;
+}
+
+/*
+ * PMCREADSET's arrays, @n entries (at most PMC_READSET_MAX), in and out:
+ * one access check and no call per array, where copy_from_user() and
+ * copy_to_user() of a size known only at run time also check the kernel
+ * buffer (hardened usercopy) on every call. Process context.
+ */
+static int pmc_readset_get_ids(u32 *ids, const u32 __user *uids,
+			       unsigned int n)
+{
+	unsigned int i;
+
+	if (!user_access_begin(uids, n * sizeof(*uids)))
+		return -EFAULT;
+	for (i = 0; i < n; i++)
+		unsafe_get_user(ids[i], &uids[i], efault);
+	user_access_end();
+	return 0;
+efault:
+	user_access_end();
+	return -EFAULT;
+}
+
+static int pmc_readset_put_values(u64 __user *uvals,
+				  const union pmc_set_slot *set, unsigned int n)
+{
+	unsigned int i;
+
+	if (!user_access_begin(uvals, n * sizeof(*uvals)))
+		return -EFAULT;
+	for (i = 0; i < n; i++)
+		unsafe_put_user(set[i].value, &uvals[i], efault);
+	user_access_end();
+	return 0;
+efault:
+	user_access_end();
+	return -EFAULT;
+}
+
 /*
  * PMCREADSET: up to PMC_READSET_MAX PMCs of the caller, all checked before
  * any is read, with one CLOCK_MONOTONIC timestamp.
@@ -869,11 +955,7 @@ out:
 long pmc_op_pmcreadset(struct pmc_file *pf, void __user *arg)
 {
 	struct pmc_op_pmcreadset rs;
-	/* Each PMC, then its value: no buffer to allocate per call. */
-	union {
-		struct pmc_obj *pm;
-		u64 value;
-	} set[PMC_READSET_MAX];
+	union pmc_set_slot set[PMC_READSET_MAX];
 	u32 ids[PMC_READSET_MAX];
 	struct pmc_owner *po;
 	unsigned int i;
@@ -884,8 +966,7 @@ long pmc_op_pmcreadset(struct pmc_file *pf, void __user *arg)
 		return -EFAULT;
 	if (rs.pm_flags || rs.pm_count > PMC_READSET_MAX)
 		return -EINVAL;
-	if (copy_from_user(ids, u64_to_user_ptr(rs.pm_ids),
-			   rs.pm_count * sizeof(ids[0])))
+	if (pmc_readset_get_ids(ids, u64_to_user_ptr(rs.pm_ids), rs.pm_count))
 		return -EFAULT;
 
 	po = pmc_owner_lock(pf, false);
@@ -902,17 +983,15 @@ long pmc_op_pmcreadset(struct pmc_file *pf, void __user *arg)
 		    !cpu_online(set[i].pm->cpu))
 			ret = -ENXIO;
 	}
-	if (!ret) {
-		rs.pm_timestamp = ktime_get_ns();
-		for (i = 0; i < rs.pm_count; i++)
-			set[i].value = pmc_read_value(set[i].pm);
-	}
+	if (!ret)
+		rs.pm_timestamp = pmc_read_set(set, rs.pm_count);
 	pmc_owner_unlock(po);
 	if (ret)
 		return ret;
-	if (copy_to_user(u64_to_user_ptr(rs.pm_values), set,
-			 rs.pm_count * sizeof(set[0])) ||
-	    copy_to_user(arg, &rs, sizeof(rs)))
+	if (pmc_readset_put_values(u64_to_user_ptr(rs.pm_values), set,
+				   rs.pm_count) ||
+	    put_user(rs.pm_timestamp,
+		     &((struct pmc_op_pmcreadset __user *)arg)->pm_timestamp))
 		return -EFAULT;
 	return 0;
 }

@@ -229,31 +229,40 @@ static bool pmc_event_is_local(struct perf_event *event)
 }
 
 /*
- * The counter's value (a pinned counter that could not be scheduled keeps
- * what it counted while it was, and counts nothing more).
- *
  * A counter of the calling thread or of this CPU (the self-attached PMC,
  * the system PMC of the reader's CPU) is read as perf_event_read_local()
- * would: with IRQs off, the PMU's read brings it up to date if it is
- * active here, and a counter that is not active does not move. Any other
- * one goes through perf_event_read_value(), which takes the counter's
- * context and child mutexes and reads it on its CPU with a cross-call:
- * several times the cost (docs/performance.md). Process context.
+ * would: the PMU's read brings it up to date if it is active here, and a
+ * counter that is not active does not move. True with its value in
+ * *@value; false, nothing read, for any other counter. IRQs off (a reader
+ * of several takes them all in one pass, as perf reads a group).
+ */
+bool pmc_event_read_irqoff(struct perf_event *event, u64 *value)
+{
+	if (!pmc_event_is_local(event))
+		return false;
+	if (READ_ONCE(event->oncpu) == smp_processor_id())
+		event->pmu->read(event);
+	*value = local64_read(&event->count) +
+		 atomic64_read(&event->child_count);
+	return true;
+}
+
+/*
+ * The counter's value (a pinned counter that could not be scheduled keeps
+ * what it counted while it was, and counts nothing more): a local one as
+ * pmc_event_read_irqoff() reads it, any other through
+ * perf_event_read_value(), which takes the counter's context and child
+ * mutexes and reads it on its CPU with a cross-call: several times the
+ * cost (docs/performance.md). Process context.
  */
 u64 pmc_event_read(struct perf_event *event)
 {
-	u64 enabled, running, value = 0;
+	u64 enabled, running, value;
 	unsigned long flags;
 	bool local;
 
 	local_irq_save(flags);
-	local = pmc_event_is_local(event);
-	if (local) {
-		if (READ_ONCE(event->oncpu) == smp_processor_id())
-			event->pmu->read(event);
-		value = local64_read(&event->count) +
-			atomic64_read(&event->child_count);
-	}
+	local = pmc_event_read_irqoff(event, &value);
 	local_irq_restore(flags);
 	if (local)
 		return value;

@@ -156,6 +156,7 @@ int pmc_event_attr(struct pmc_obj *pm, const struct pmc_op_pmcallocate *pa,
 struct perf_event *pmc_event_create(struct pmc_obj *pm, int cpu,
 				    struct task_struct *task, bool enabled);
 void pmc_event_release(struct perf_event *event);
+bool pmc_event_read_irqoff(struct perf_event *event, u64 *value);
 u64 pmc_event_read(struct perf_event *event);
 u64 pmc_event_ovf_period(const struct pmc_obj *pm, u64 value);
 int pmc_event_errno(int err);
@@ -172,7 +173,9 @@ void pmc_detach_all(struct pmc_obj *pm);
 bool pmc_virtual_attached(struct pmc_obj *pm);
 struct pmc_obj *pmc_event_inherit_pmc(struct perf_event *event);
 void pmc_virtual_enable(struct pmc_obj *pm, bool enable);
+void pmc_virtual_prune(struct pmc_obj *pm);
 u64 pmc_virtual_read(struct pmc_obj *pm);
+bool pmc_virtual_read_irqoff(struct pmc_obj *pm, u64 *value);
 int pmc_virtual_set_period(struct pmc_obj *pm, u64 period);
 struct perf_event *pmc_virtual_self_event(struct pmc_obj *pm);
 bool pmc_virtual_only_owner(struct pmc_obj *pm);

@@ -191,20 +191,24 @@ static struct pmc_target *pmc_target_find(struct pmc_obj *pm, struct pid *pid,
 }
 
 /*
- * What @thr's counter @event adds to its PMC's value. An inherited
+ * What @thr's counter, read as @value, adds to its PMC's value. An inherited
  * counter (pm->inherit) is never disabled: perf's children copy the state
  * of the counter at fork and perf_event_disable() does not reach them, so
  * PMCSTOP and PMCSTART move the value by arithmetic instead
  * (pmc_virtual_enable()): running, the counter's value plus @inh_off;
  * stopped, @inh_frozen. Owner's lock held.
  */
-static u64 pmc_thr_value(struct pmc_thr *thr, struct perf_event *event)
+static u64 pmc_thr_adjust(const struct pmc_thr *thr, u64 value)
 {
-	u64 value = pmc_event_read(event);
-
 	if (!thr->tgt->pm->inherit)
 		return value;
 	return thr->inh_on ? value + thr->inh_off : thr->inh_frozen;
+}
+
+/* What @thr's counter @event adds now. Owner's lock held, process context. */
+static u64 pmc_thr_value(struct pmc_thr *thr, struct perf_event *event)
+{
+	return pmc_thr_adjust(thr, pmc_event_read(event));
 }
 
 /*
@@ -882,6 +886,12 @@ void pmc_virtual_enable(struct pmc_obj *pm, bool enable)
 		pmc_book_enable(pm, true);
 }
 
+/* Before a read of @pm with IRQs off. Owner's lock held, process context. */
+void pmc_virtual_prune(struct pmc_obj *pm)
+{
+	pmc_inh_prune(pm);
+}
+
 u64 pmc_virtual_read(struct pmc_obj *pm)
 {
 	struct pmc_target *tgt;
@@ -901,6 +911,34 @@ u64 pmc_virtual_read(struct pmc_obj *pm)
 		}
 	}
 	return value;
+}
+
+/*
+ * pmc_virtual_read() in a reader's IRQs-off pass, after pmc_virtual_prune():
+ * true with the value when every counter it sums is the calling thread's
+ * (pmc_event_read_irqoff()); false, for pmc_virtual_read() to read it,
+ * otherwise. Owner's lock held, IRQs off.
+ */
+bool pmc_virtual_read_irqoff(struct pmc_obj *pm, u64 *value)
+{
+	struct pmc_target *tgt;
+	struct pmc_thr *thr;
+	u64 sum = pm->accum, v;
+
+	if (!list_empty(&pm->inh_ended))
+		return false;
+	list_for_each_entry(tgt, &pm->targets, pm_link) {
+		list_for_each_entry(thr, &tgt->threads, tgt_link) {
+			if (!pmc_event_read_irqoff(thr->event, &v))
+				return false;
+			v = pmc_thr_adjust(thr, v);
+			pmc_dbg(PMC_DBG_MD, PMC_DBG_READ, pm->id,
+				task_pid_nr(thr->task), -1, v);
+			sum += v;
+		}
+	}
+	*value = sum;
+	return true;
 }
 
 int pmc_virtual_set_period(struct pmc_obj *pm, u64 period)

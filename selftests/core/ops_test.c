@@ -248,7 +248,61 @@ TEST_F(ops, readset_reads_all_with_one_timestamp)
 					 vals, NULL));
 	EXPECT_EQ(-EFAULT, pmc_t_readset(self->fd, (uint32_t *)8, 3, vals,
 					 NULL));
+	EXPECT_EQ(-EFAULT, pmc_t_readset(self->fd, ids, 3, (uint64_t *)8,
+					 NULL));
 	for (i = 0; i < 3; i++)
+		EXPECT_EQ(0, pmc_t_release(self->fd, ids[i]));
+}
+
+/*
+ * PMCREADSET of a set that mixes the counters the driver reads in one pass
+ * with IRQs off (this thread's, this CPU's) and those it reads after that
+ * pass (another process's, another CPU's): each value lies between PMCRW
+ * reads made before and after the set's, and the running ones moved.
+ */
+TEST_F(ops, readset_mixes_local_and_remote_counters)
+{
+	struct pmc_t_child c = { .go_fd = -1 };
+	uint64_t before[4], vals[4], after[4], spin = 400000000ULL;
+	uint32_t ids[4];
+	int i;
+
+	ASSERT_EQ(0, pmc_t_pin_cpu(0));
+	/* This thread, this CPU, the other CPU, a spinning child. */
+	ASSERT_EQ(0, pmc_t_alloc_soft(self->fd, PMC_MODE_TC, 0,
+				      PMC_T_SW_TASK_CLOCK, 0, 0, &ids[0]));
+	ASSERT_EQ(0, pmc_t_alloc_soft(self->fd, PMC_MODE_SC, 0,
+				      PMC_T_SW_CPU_CLOCK, 0, 0, &ids[1]));
+	ASSERT_EQ(0, pmc_t_alloc_soft(self->fd, PMC_MODE_SC, 1,
+				      PMC_T_SW_CPU_CLOCK, 0, 0, &ids[2]));
+	ASSERT_EQ(0, pmc_t_alloc_soft(self->fd, PMC_MODE_TC, 0,
+				      PMC_T_SW_TASK_CLOCK, 0, 0, &ids[3]));
+	ASSERT_EQ(0, pmc_t_child_start(&c, pmc_t_spin_fn, &spin));
+	ASSERT_EQ(0, pmc_t_attach(self->fd, ids[3], c.pid, 0));
+	for (i = 0; i < 4; i++)
+		ASSERT_EQ(0, pmc_t_start(self->fd, ids[i]));
+	ASSERT_EQ(0, pmc_t_child_go(&c));
+	pmc_t_spin_ns(50000000ULL);
+
+	for (i = 0; i < 4; i++)
+		ASSERT_EQ(0, pmc_t_read(self->fd, ids[i], &before[i]));
+	pmc_t_spin_ns(5000000ULL);
+	ASSERT_EQ(0, pmc_t_readset(self->fd, ids, 4, vals, NULL));
+	pmc_t_spin_ns(5000000ULL);
+	for (i = 0; i < 4; i++)
+		ASSERT_EQ(0, pmc_t_read(self->fd, ids[i], &after[i]));
+	for (i = 0; i < 4; i++) {
+		EXPECT_LE(before[i], vals[i]) TH_LOG("slot %d", i);
+		EXPECT_GE(after[i], vals[i]) TH_LOG("slot %d", i);
+	}
+	/* This thread's and this CPU's counters ran between the reads. */
+	EXPECT_LT(before[0], vals[0]);
+	EXPECT_LT(before[1], vals[1]);
+	EXPECT_LT(vals[0], after[0]);
+	EXPECT_LT(vals[1], after[1]);
+
+	pmc_t_child_kill(&c);
+	for (i = 0; i < 4; i++)
 		EXPECT_EQ(0, pmc_t_release(self->fd, ids[i]));
 }
 
