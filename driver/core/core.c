@@ -893,7 +893,8 @@ static u64 pmc_read_set(union pmc_set_slot *set, unsigned int n)
 
 	BUILD_BUG_ON(PMC_READSET_MAX > 64);
 	for (i = 0; i < n; i++)
-		if (PMC_IS_VIRTUAL_MODE(set[i].pm->mode))
+		if (PMC_IS_VIRTUAL_MODE(set[i].pm->mode) &&
+		    !list_empty(&set[i].pm->inh_ended))
 			pmc_virtual_prune(set[i].pm);
 	local_irq_save(flags);
 	ts = ktime_get_ns();
@@ -908,6 +909,23 @@ static u64 pmc_read_set(union pmc_set_slot *set, unsigned int n)
 		if (later & BIT_ULL(i))
 			set[i].value = pmc_read_value(set[i].pm);
 	return ts;
+}
+
+/* PMCREADSET's argument, in: its four fields with one access check. */
+static int pmc_readset_get_arg(struct pmc_op_pmcreadset *rs,
+			       const struct pmc_op_pmcreadset __user *urs)
+{
+	if (!user_access_begin(urs, sizeof(*urs)))
+		return -EFAULT;
+	unsafe_get_user(rs->pm_count, &urs->pm_count, efault);
+	unsafe_get_user(rs->pm_flags, &urs->pm_flags, efault);
+	unsafe_get_user(rs->pm_ids, &urs->pm_ids, efault);
+	unsafe_get_user(rs->pm_values, &urs->pm_values, efault);
+	user_access_end();
+	return 0;
+efault:
+	user_access_end();
+	return -EFAULT;
 }
 
 /*
@@ -962,7 +980,7 @@ long pmc_op_pmcreadset(struct pmc_file *pf, void __user *arg)
 	int ret = 0;
 
 	BUILD_BUG_ON(sizeof(set[0]) != sizeof(u64));
-	if (copy_from_user(&rs, arg, sizeof(rs)))
+	if (pmc_readset_get_arg(&rs, arg))
 		return -EFAULT;
 	if (rs.pm_flags || rs.pm_count > PMC_READSET_MAX)
 		return -EINVAL;
