@@ -911,7 +911,12 @@ static u64 pmc_read_set(union pmc_set_slot *set, unsigned int n)
 	return ts;
 }
 
-/* PMCREADSET's argument, in: its four fields with one access check. */
+/*
+ * PMCREADSET's argument, in, with one access check: every field, the
+ * output timestamp too, so that a buffer shorter than the structure fails
+ * with EFAULT before its fields are judged, as copy_from_user() of the
+ * whole structure does.
+ */
 static int pmc_readset_get_arg(struct pmc_op_pmcreadset *rs,
 			       const struct pmc_op_pmcreadset __user *urs)
 {
@@ -921,6 +926,7 @@ static int pmc_readset_get_arg(struct pmc_op_pmcreadset *rs,
 	unsafe_get_user(rs->pm_flags, &urs->pm_flags, efault);
 	unsafe_get_user(rs->pm_ids, &urs->pm_ids, efault);
 	unsafe_get_user(rs->pm_values, &urs->pm_values, efault);
+	unsafe_get_user(rs->pm_timestamp, &urs->pm_timestamp, efault);
 	user_access_end();
 	return 0;
 efault:
