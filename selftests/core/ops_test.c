@@ -7,6 +7,8 @@
 #include "pmc_test.h"
 
 #include <errno.h>
+#include <stddef.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "kselftest_harness.h"
@@ -252,6 +254,30 @@ TEST_F(ops, readset_reads_all_with_one_timestamp)
 					 NULL));
 	for (i = 0; i < 3; i++)
 		EXPECT_EQ(0, pmc_t_release(self->fd, ids[i]));
+}
+
+/*
+ * A PMCREADSET argument cut short by an unmapped page (its output
+ * timestamp there) fails with EFAULT before its bad fields are judged.
+ */
+TEST_F(ops, readset_short_argument_is_efault)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	struct pmc_op_pmcreadset *rs;
+	char *p;
+
+	p = mmap(NULL, 2 * pg, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, p);
+	ASSERT_EQ(0, mprotect(p + pg, pg, PROT_NONE));
+	rs = (void *)(p + pg - offsetof(struct pmc_op_pmcreadset,
+					pm_timestamp));
+	rs->pm_count = PMC_READSET_MAX + 1;
+	rs->pm_flags = 1;
+	rs->pm_ids = 0;
+	rs->pm_values = 0;
+	EXPECT_EQ(-EFAULT, pmc_t_ioctl(self->fd, PMC_IOC_PMCREADSET, rs));
+	munmap(p, 2 * pg);
 }
 
 /*
