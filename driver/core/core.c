@@ -100,8 +100,7 @@ static void pmc_set_state(struct pmc_obj *pm, u32 state)
 /*
  * @pm's value in a reader's IRQs-off pass (pmc_read_set()), if its
  * counters are the calling thread's or this CPU's: false otherwise, for
- * pmc_read_value() to read. Owner's lock held, IRQs off, after
- * pmc_virtual_prune() for a virtual PMC.
+ * pmc_read_value() to read. Owner's lock held, IRQs off.
  */
 static bool pmc_read_value_irqoff(struct pmc_obj *pm, u64 *value)
 {
@@ -892,10 +891,6 @@ static u64 pmc_read_set(union pmc_set_slot *set, unsigned int n)
 	unsigned int i;
 
 	BUILD_BUG_ON(PMC_READSET_MAX > 64);
-	for (i = 0; i < n; i++)
-		if (PMC_IS_VIRTUAL_MODE(set[i].pm->mode) &&
-		    !list_empty(&set[i].pm->inh_ended))
-			pmc_virtual_prune(set[i].pm);
 	local_irq_save(flags);
 	ts = ktime_get_ns();
 	for (i = 0; i < n; i++) {

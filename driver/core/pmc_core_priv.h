@@ -173,7 +173,6 @@ void pmc_detach_all(struct pmc_obj *pm);
 bool pmc_virtual_attached(struct pmc_obj *pm);
 struct pmc_obj *pmc_event_inherit_pmc(struct perf_event *event);
 void pmc_virtual_enable(struct pmc_obj *pm, bool enable);
-void pmc_virtual_prune(struct pmc_obj *pm);
 u64 pmc_virtual_read(struct pmc_obj *pm);
 bool pmc_virtual_read_irqoff(struct pmc_obj *pm, u64 *value);
 int pmc_virtual_set_period(struct pmc_obj *pm, u64 period);

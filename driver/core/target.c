@@ -886,57 +886,59 @@ void pmc_virtual_enable(struct pmc_obj *pm, bool enable)
 		pmc_book_enable(pm, true);
 }
 
-/* Before a read of @pm with IRQs off. Owner's lock held, process context. */
-void pmc_virtual_prune(struct pmc_obj *pm)
-{
-	pmc_inh_prune(pm);
-}
-
-u64 pmc_virtual_read(struct pmc_obj *pm)
+/*
+ * Add what @pm's live counters count now to *@sum, each read by
+ * pmc_event_read() or, with @irqoff (IRQs off), by pmc_event_read_irqoff():
+ * then false, *@sum partial, at the first that is not the caller's.
+ * Owner's lock held.
+ */
+static bool pmc_virtual_sum_live(struct pmc_obj *pm, bool irqoff, u64 *sum)
 {
 	struct pmc_target *tgt;
 	struct pmc_thr *thr;
-	u64 value, v;
+	u64 v;
+
+	list_for_each_entry(tgt, &pm->targets, pm_link) {
+		list_for_each_entry(thr, &tgt->threads, tgt_link) {
+			if (!irqoff)
+				v = pmc_event_read(thr->event);
+			else if (!pmc_event_read_irqoff(thr->event, &v))
+				return false;
+			v = pmc_thr_adjust(thr, v);
+			pmc_dbg(PMC_DBG_MD, PMC_DBG_READ, pm->id,
+				task_pid_nr(thr->task), -1, v);
+			*sum += v;
+		}
+	}
+	return true;
+}
+
+/* @pm's value. Owner's lock held, process context. */
+u64 pmc_virtual_read(struct pmc_obj *pm)
+{
+	struct pmc_thr *thr;
+	u64 value;
 
 	pmc_inh_prune(pm);
 	value = pm->accum;
 	list_for_each_entry(thr, &pm->inh_ended, tgt_link)
 		value += pmc_thr_value(thr, thr->event);
-	list_for_each_entry(tgt, &pm->targets, pm_link) {
-		list_for_each_entry(thr, &tgt->threads, tgt_link) {
-			v = pmc_thr_value(thr, thr->event);
-			pmc_dbg(PMC_DBG_MD, PMC_DBG_READ, pm->id,
-				task_pid_nr(thr->task), -1, v);
-			value += v;
-		}
-	}
+	pmc_virtual_sum_live(pm, false, &value);
 	return value;
 }
 
 /*
- * pmc_virtual_read() in a reader's IRQs-off pass, after pmc_virtual_prune():
- * true with the value when every counter it sums is the calling thread's
- * (pmc_event_read_irqoff()); false, for pmc_virtual_read() to read it,
- * otherwise. Owner's lock held, IRQs off.
+ * pmc_virtual_read() in a reader's IRQs-off pass: true with the value when
+ * every counter it sums is the calling thread's and none has ended (their
+ * prune may sleep); false, for pmc_virtual_read() to read it, otherwise.
+ * Owner's lock held, IRQs off.
  */
 bool pmc_virtual_read_irqoff(struct pmc_obj *pm, u64 *value)
 {
-	struct pmc_target *tgt;
-	struct pmc_thr *thr;
-	u64 sum = pm->accum, v;
+	u64 sum = pm->accum;
 
-	if (!list_empty(&pm->inh_ended))
+	if (!list_empty(&pm->inh_ended) || !pmc_virtual_sum_live(pm, true, &sum))
 		return false;
-	list_for_each_entry(tgt, &pm->targets, pm_link) {
-		list_for_each_entry(thr, &tgt->threads, tgt_link) {
-			if (!pmc_event_read_irqoff(thr->event, &v))
-				return false;
-			v = pmc_thr_adjust(thr, v);
-			pmc_dbg(PMC_DBG_MD, PMC_DBG_READ, pm->id,
-				task_pid_nr(thr->task), -1, v);
-			sum += v;
-		}
-	}
 	*value = sum;
 	return true;
 }
