@@ -32,7 +32,8 @@ libcpc: $(LIBCPC_SO) $(LIBCPC_A) $(LIBCPC_PC)
 
 # -fno-semantic-interposition: no program replaces libcpc's own functions
 # for libcpc's calls (its map exports only the API), so the compiler may
-# inline them; cpc_set_sample() makes no call of its own but the ioctl.
+# inline them: cpc_set_sample() makes no call of its own before the
+# device layer's ioctl.
 $(LIBCPC_DIR)/obj/%.o: $(TOP)/libcpc/%.c $(LIBCPC_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(LIBCPC_CFLAGS) $(CFLAGS) -fPIC -fno-semantic-interposition -c -o $@ $<
