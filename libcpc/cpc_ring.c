@@ -61,19 +61,6 @@ static int ring_map(cpc_t *cpc)
 	return 0;
 }
 
-bool cpc_ring_claim(cpc_t *cpc)
-{
-	struct cpc_ring *r = cpc->ring;
-
-	return r && !atomic_exchange_explicit(&r->busy, true,
-					      memory_order_acquire);
-}
-
-void cpc_ring_release(cpc_t *cpc)
-{
-	atomic_store_explicit(&cpc->ring->busy, false, memory_order_release);
-}
-
 /* Claim the ring, waiting for another thread's drain (never a handler). */
 static void ring_claim_wait(cpc_t *cpc)
 {
@@ -108,6 +95,7 @@ int cpc_ring_subscribe(cpc_t *cpc, cpc_set_t *set, pid_t tid)
 	sub->group = set->group;
 	sub->tid = (uint32_t)tid;
 	sub->nids = set->nids;
+	sub->all_slots = set->nids >= 64 ? ~0ULL : (1ULL << set->nids) - 1;
 	memcpy(sub->ids, set->ids, (size_t)set->nids * sizeof(uint32_t));
 	ring_claim_wait(cpc);
 	for (i = 0; i < cpc->ring->nsubs; i++)
@@ -135,6 +123,8 @@ void cpc_ring_unsubscribe(cpc_t *cpc, cpc_set_t *set)
 	for (i = 0; i < cpc->ring->nsubs; i++)
 		if (cpc->ring->subs[i] == set->sub)
 			cpc->ring->subs[i] = NULL;
+	if (cpc->ring->last == set->sub)
+		cpc->ring->last = NULL;
 	cpc_ring_release(cpc);
 	free(set->sub);
 	set->sub = NULL;
@@ -153,70 +143,51 @@ void cpc_ring_fini(cpc_t *cpc)
 	cpc->ring = NULL;
 }
 
-/* The set of @group; the last one found first (records come in runs). */
-static struct cpc_ringsub *sub_find(struct cpc_ring *r, uint32_t group)
+/* The set of @group, searched: sub_of() found it was not the last one. */
+static struct cpc_ringsub *sub_search(struct cpc_ring *r, uint32_t group)
 {
 	unsigned int i;
 
 	if (!group)
 		return NULL;
-	i = r->last_sub;
-	if (i < r->nsubs && r->subs[i] && r->subs[i]->group == group)
-		return r->subs[i];
 	for (i = 0; i < r->nsubs; i++) {
 		if (r->subs[i] && r->subs[i]->group == group) {
-			r->last_sub = i;
-			return r->subs[i];
+			r->last = r->subs[i];
+			return r->last;
 		}
 	}
 	return NULL;
 }
 
-static int slot_of(const struct cpc_ringsub *sub, uint32_t pmcid)
+/* The set of @group; the last one found first (records come in runs). */
+static inline struct cpc_ringsub *sub_of(struct cpc_ring *r, uint32_t group)
 {
-	int i;
+	if (r->last && r->last->group == group)
+		return r->last;
+	return sub_search(r, group);
+}
 
+/*
+ * The slot of @pmcid in @sub. The kernel writes the records of a set in
+ * one order, so the slot after the last one is tried first.
+ */
+static inline int slot_of(const struct cpc_ringsub *sub, uint32_t pmcid)
+{
+	int i = sub->asm_next;
+
+	if (i < sub->nids && sub->ids[i] == pmcid)
+		return i;
 	for (i = 0; i < sub->nids; i++)
 		if (sub->ids[i] == pmcid)
 			return i;
 	return -1;
 }
 
-static uint64_t all_slots(int n)
+/* The snapshot @sub rebuilt goes to the end of its queue, the oldest out. */
+static void queue_push(struct cpc_ringsub *sub)
 {
-	return n >= 64 ? ~0ULL : (1ULL << n) - 1;
-}
-
-/*
- * A SNAPSHOT record: one PMC of a set. The timer and switch-out records of
- * a set come together with one pl_tsc; PMCSTOP writes each stopped PMC's
- * last record at its own instant (its value no longer changes). So a set's
- * snapshot is complete when each of its PMCs has sent one record, and it
- * is dated by the latest; a PMC that sends a second record first means
- * records were lost (the older instant is dropped and counted), as does a
- * DROPNOTIFY (every set starts over).
- */
-static void on_snapshot(struct cpc_ring *r, const struct pmclog_snapshot *s)
-{
-	struct cpc_ringsub *sub = sub_find(r, s->pl_group);
 	unsigned int at;
-	int slot;
 
-	if (!sub || (slot = slot_of(sub, s->pl_pmcid)) < 0)
-		return;
-	if (sub->asm_have & (1ULL << slot)) {
-		sub->incomplete++;
-		sub->asm_have = 0;
-	}
-	if (!sub->asm_have || s->pl_hdr.pl_tsc > sub->asm_tsc)
-		sub->asm_tsc = s->pl_hdr.pl_tsc;
-	if (!sub->asm_have)
-		sub->asm_cpu = s->pl_cpu;
-	sub->asm_vals[slot] = s->pl_value;
-	sub->asm_have |= 1ULL << slot;
-	if (sub->asm_have != all_slots(sub->nids))
-		return;
-	sub->asm_have = 0;
 	if (sub->q_len == CPC_SNAPQ_LEN) {
 		sub->q_head = (sub->q_head + 1) % CPC_SNAPQ_LEN;
 		sub->q_len--;
@@ -230,11 +201,53 @@ static void on_snapshot(struct cpc_ring *r, const struct pmclog_snapshot *s)
 	sub->q_len++;
 }
 
+/*
+ * A SNAPSHOT record: one PMC of a set. The timer and switch-out records of
+ * a set come together with one pl_tsc; PMCSTOP writes each stopped PMC's
+ * last record at its own instant (its value no longer changes). So a set's
+ * snapshot is complete when each of its PMCs has sent one record, and it
+ * is dated by the latest; a PMC that sends a second record first means
+ * records were lost (the older instant is dropped and counted), as does a
+ * DROPNOTIFY (every set starts over). Inline in the reader's loop: it runs
+ * for nearly every record.
+ */
+static inline void on_snapshot(struct cpc_ring *r,
+			       const struct pmclog_snapshot *s)
+{
+	struct cpc_ringsub *sub = sub_of(r, s->pl_group);
+	uint64_t bit, have;
+	int slot;
+
+	if (!sub || (slot = slot_of(sub, s->pl_pmcid)) < 0)
+		return;
+	sub->asm_next = slot + 1;
+	bit = 1ULL << slot;
+	have = sub->asm_have;
+	if (have & bit) {
+		sub->incomplete++;
+		have = 0;
+	}
+	if (!have) {
+		sub->asm_tsc = s->pl_hdr.pl_tsc;
+		sub->asm_cpu = s->pl_cpu;
+	} else if (s->pl_hdr.pl_tsc > sub->asm_tsc) {
+		sub->asm_tsc = s->pl_hdr.pl_tsc;
+	}
+	sub->asm_vals[slot] = s->pl_value;
+	have |= bit;
+	if (have != sub->all_slots) {
+		sub->asm_have = have;
+		return;
+	}
+	sub->asm_have = 0;
+	queue_push(sub);
+}
+
 /* An OVERFLOW record: the set stopped; which PMCs overflowed, the values. */
 static void on_overflow(struct cpc_ring *r, const struct pmclog_overflow *o,
 			size_t len)
 {
-	struct cpc_ringsub *sub = sub_find(r, o->pl_group);
+	struct cpc_ringsub *sub = sub_of(r, o->pl_group);
 	uint32_t i, n = o->pl_nentries;
 	int slot;
 
@@ -273,13 +286,10 @@ static void on_drop(struct cpc_ring *r, const struct pmclog_dropnotify *d)
 	}
 }
 
-static void dispatch(struct cpc_ring *r, const void *rec, size_t len)
+/* A record other than SNAPSHOT. */
+static void dispatch_other(struct cpc_ring *r, const void *rec, size_t len)
 {
 	switch (PMCLOG_HEADER_TO_TYPE(((const struct pmclog_header *)rec)->pl_header)) {
-	case PMCLOG_TYPE_SNAPSHOT:
-		if (len >= sizeof(struct pmclog_snapshot))
-			on_snapshot(r, rec);
-		break;
 	case PMCLOG_TYPE_OVERFLOW:
 		if (len >= sizeof(struct pmclog_overflow))
 			on_overflow(r, rec, len);
@@ -293,25 +303,58 @@ static void dispatch(struct cpc_ring *r, const void *rec, size_t len)
 	}
 }
 
+static inline void dispatch(struct cpc_ring *r, const void *rec, size_t len)
+{
+	if (PMCLOG_HEADER_TO_TYPE(((const struct pmclog_header *)rec)->pl_header) ==
+	    PMCLOG_TYPE_SNAPSHOT) {
+		if (len >= sizeof(struct pmclog_snapshot))
+			on_snapshot(r, rec);
+	} else {
+		dispatch_other(r, rec, len);
+	}
+}
+
 /*
- * Read the records published so far, with the ring claimed, in place (a
- * record is copied only where it wraps past the end of the data area), and
- * give them back to the kernel once at the end. Stops early when @sub's
- * snapshot queue is full (the rest waits in the ring: a reader taking
- * snapshots one by one loses none of its own). Returns the number of
- * records read. A broken stream (bad magic or length) is skipped to the
+ * Read the records published so far, with the ring claimed, in place, and
+ * give them back to the kernel once at the end. The records that lie in
+ * one piece are walked with the device layer's span (a pointer and a
+ * count the compiler keeps in registers); a record that wraps past the end
+ * of the data area is copied out by pmcdev_ring_peek(). Stops early when
+ * @sub's snapshot queue is full (the rest waits in the ring: a reader
+ * taking snapshots one by one loses none of its own). Returns the number
+ * of records read. A broken stream (bad magic or length) is skipped to the
  * head: the kernel is the only writer, so it cannot happen unless the
  * mapping is not what it claims.
  */
 static int ring_read(struct cpc_ring *r, const struct cpc_ringsub *sub)
 {
 	struct pmcdev_ring_error err;
+	const unsigned char *p = NULL;
 	const void *rec;
+	size_t span, off;
 	uint32_t len;
-	int n = 0, ret;
+	int n = 0, ret = 0;
 
-	while ((ret = pmcdev_ring_peek(&r->rd, &rec, r->rec, sizeof(r->rec),
-				       &len, &err)) > 0) {
+	for (;;) {
+		span = pmcdev_ring_span(&r->rd, &p);
+		for (off = 0; off < span &&
+		     (len = pmcdev_ring_span_rec(p + off, span - off));
+		     off += len) {
+			dispatch(r, p + off, len);
+			n++;
+			if (sub && sub->q_len == CPC_SNAPQ_LEN) {
+				pmcdev_ring_advance(&r->rd, (uint32_t)(off + len));
+				goto out;
+			}
+		}
+		pmcdev_ring_advance(&r->rd, (uint32_t)off);
+		if (off)
+			continue;
+		/* Nothing, a record that wraps, or a broken stream. */
+		ret = pmcdev_ring_peek(&r->rd, &rec, r->rec, sizeof(r->rec),
+				       &len, &err);
+		if (ret <= 0)
+			break;
 		if (rec)
 			dispatch(r, rec, len);
 		pmcdev_ring_advance(&r->rd, len);
@@ -319,6 +362,7 @@ static int ring_read(struct cpc_ring *r, const struct cpc_ringsub *sub)
 		if (sub && sub->q_len == CPC_SNAPQ_LEN)
 			break;
 	}
+out:
 	if (ret < 0)
 		pmcdev_ring_skip_all(&r->rd);
 	else if (n)

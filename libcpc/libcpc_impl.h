@@ -94,9 +94,11 @@ struct cpc_ringsub {
 	uint32_t	tid;		/* OVERFLOW records of this thread (0: any) */
 	int		nids;
 	uint32_t	ids[PMC_READSET_MAX];
+	uint64_t	all_slots;	/* a bit per slot of ids[] */
 	/* The snapshot being rebuilt. */
 	uint64_t	asm_tsc;
 	uint64_t	asm_have;	/* bit per slot of ids[] received */
+	int		asm_next;	/* the slot the next record is likely for */
 	uint32_t	asm_cpu;
 	uint64_t	asm_vals[PMC_READSET_MAX];
 	uint64_t	incomplete;	/* snapshots abandoned with a record missing */
@@ -129,7 +131,7 @@ struct cpc_ring {
 	uint64_t	lost;		/* records the kernel dropped (DROPNOTIFY) */
 	uint64_t	records;	/* records read */
 	unsigned int	nsubs;
-	unsigned int	last_sub;	/* where sub_find() found the last one */
+	struct cpc_ringsub *last;	/* what sub_find() found last, or NULL */
 	struct cpc_ringsub **subs;	/* nsubs entries, NULL when free */
 	uint64_t	rec[CPC_RING_REC_MAX / 8]; /* a record copied out of the ring */
 };
@@ -312,9 +314,25 @@ void cpc_ring_unsubscribe(cpc_t *cpc, cpc_set_t *set);
 int cpc_ring_drain(cpc_t *cpc);
 int cpc_ring_read_claimed(cpc_t *cpc);
 int cpc_ring_read_for(cpc_t *cpc, const cpc_set_t *set);
-bool cpc_ring_claim(cpc_t *cpc);
-void cpc_ring_release(cpc_t *cpc);
 void cpc_ring_fini(cpc_t *cpc);
+
+/*
+ * The ring's one consumer: taken with an atomic exchange, never waited
+ * for (false: no ring, or another reader holds it). Inline: a snapshot
+ * taken from the set's queue costs a claim and a release.
+ */
+static inline bool cpc_ring_claim(cpc_t *cpc)
+{
+	struct cpc_ring *r = cpc->ring;
+
+	return r && !atomic_exchange_explicit(&r->busy, true,
+					      memory_order_acquire);
+}
+
+static inline void cpc_ring_release(cpc_t *cpc)
+{
+	atomic_store_explicit(&cpc->ring->busy, false, memory_order_release);
+}
 
 /* pctx.c */
 pid_t cpc_pctx_pid(const pctx_t *pctx);

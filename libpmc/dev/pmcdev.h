@@ -164,6 +164,52 @@ static inline int pmcdev_ring_peek(struct pmcdev_ring *r, const void **rec,
 	}
 	return pmcdev_ring_peek_slow(r, rec, buf, cap, len, err);
 }
+/*
+ * The published bytes at the tail that lie in one piece (up to the end of
+ * the data area), for a reader that walks a batch of records in place:
+ * *@p points at them and their count is returned, 0 when none is published
+ * or the position is broken. The head is loaded (load-acquire) only when
+ * the records known to be published are all read. The reader takes each
+ * record with pmcdev_ring_span_rec(), steps past what it read with
+ * pmcdev_ring_advance(), and leaves a record the span does not hold whole
+ * (it wraps, or the stream is broken) to pmcdev_ring_peek().
+ */
+static inline size_t pmcdev_ring_span(struct pmcdev_ring *r,
+				      const unsigned char **p)
+{
+	uint64_t avail, at;
+
+	if (r->head == r->tail)
+		r->head = __atomic_load_n(&r->pg->pr_data_head, __ATOMIC_ACQUIRE);
+	avail = r->head - r->tail;
+	at = r->tail & (r->size - 1);
+	if (avail > r->size || at % PMCLOG_ALIGN)
+		return 0;
+	*p = r->data + at;
+	return (size_t)(avail < r->size - at ? avail : r->size - at);
+}
+
+/*
+ * The length of the record at @p, @room bytes of a span from its end: 0
+ * unless a whole record with a sane header (magic, aligned length) lies
+ * there.
+ */
+static inline uint32_t pmcdev_ring_span_rec(const unsigned char *p, size_t room)
+{
+	uint32_t hdr, l;
+
+	if (room < sizeof(struct pmclog_header))
+		return 0;
+	hdr = ((const struct pmclog_header *)p)->pl_header;
+	l = PMCLOG_HEADER_TO_LENGTH(hdr);
+	/* The magic and an aligned length in one test; then the bounds. */
+	if ((hdr & (0xff000000U | (PMCLOG_ALIGN - 1))) !=
+	    PMCLOG_HEADER_MAGIC << 24 ||
+	    l - sizeof(struct pmclog_header) > room - sizeof(struct pmclog_header))
+		return 0;
+	return l;
+}
+
 /* Step past the record at the tail; the kernel sees it at the next publish. */
 static inline void pmcdev_ring_advance(struct pmcdev_ring *r, uint32_t len)
 {
