@@ -160,6 +160,90 @@ START_TEST(a_backlog_longer_than_the_queue_comes_out_whole)
 }
 END_TEST
 
+/*
+ * The reader expects a set's records in the order of its ids and finds
+ * the set by the last one it saw: records in another order, and runs of
+ * another set's records between them, still make the same snapshots.
+ */
+START_TEST(records_in_any_order_make_the_same_snapshots)
+{
+	struct pmclog_snapshot r = {
+		.pl_hdr.pl_header = PMCLOG_HEADER(PMCLOG_TYPE_SNAPSHOT,
+						  sizeof(r)),
+	};
+	static const int order[][3] = { { 2, 1, 0 }, { 1, 0, 2 }, { 0, 2, 1 } };
+	struct ctx c;
+	uint64_t v, lost;
+	int k, i;
+
+	setup(&c, 2, 0);
+	ck_assert_int_eq(cpc_set_sample_period(c.cpc, c.set, 1000), 0);
+	ck_assert_int_eq(cpc_bind_curlwp(c.cpc, c.set, 0), 0);
+	for (k = 0; k < 3; k++) {
+		for (i = 0; i < 3; i++) {
+			int slot = order[k][i];
+
+			r.pl_hdr.pl_tsc = 10 + (uint64_t)k;
+			r.pl_pmcid = req_pmc(&c, slot)->alloc.pm_pmcid;
+			r.pl_group = req_pmc(&c, slot)->alloc.pm_group;
+			r.pl_value = 1000 * (uint64_t)k + (uint64_t)slot;
+			fake_ring_put(&c.fp, &r, sizeof(r));
+			/* Another set's record between two of ours. */
+			r.pl_group += 100;
+			fake_ring_put(&c.fp, &r, sizeof(r));
+		}
+	}
+	for (k = 0; k < 3; k++) {
+		ck_assert_int_eq(cpc_snapshot_next(c.cpc, c.set, c.buf), 0);
+		ck_assert_int_eq(cpc_buf_hrtime(c.cpc, c.buf), 10 + k);
+		ck_assert_int_eq(cpc_buf_get(c.cpc, c.buf, 0, &v), 0);
+		ck_assert_uint_eq(v, 1000 * (uint64_t)k);
+		ck_assert_int_eq(cpc_buf_get(c.cpc, c.buf, 1, &v), 0);
+		ck_assert_uint_eq(v, 1000 * (uint64_t)k + 1);
+		ck_assert_uint_eq(cpc_buf_tick(c.cpc, c.buf),
+				  1000 * (uint64_t)k + 2);
+	}
+	ck_assert_int_eq(cpc_snapshot_next(c.cpc, c.set, c.buf), -1);
+	ck_assert_int_eq(cpc_snapshot_lost(c.cpc, c.set, &lost), 0);
+	ck_assert_uint_eq(lost, 0);
+	cpc_close(c.cpc);
+}
+END_TEST
+
+/*
+ * A record with a bad header in the middle of what is published: the
+ * records before it are read, the rest of the stream is skipped to the
+ * head, and what is published after reads as before.
+ */
+START_TEST(a_broken_record_skips_to_the_head_and_reading_goes_on)
+{
+	const struct pmclog_header bad = {
+		.pl_header = 0x12000000U | sizeof(bad),
+	};
+	struct pmc_ring_page *pg;
+	struct ctx c;
+	uint32_t group;
+
+	setup(&c, 2, 0);
+	ck_assert_int_eq(cpc_set_sample_period(c.cpc, c.set, 1000), 0);
+	ck_assert_int_eq(cpc_bind_curlwp(c.cpc, c.set, 0), 0);
+	group = req_pmc(&c, 0)->alloc.pm_group;
+	pg = c.fp.ring;
+	fake_snapshot_group(&c.fp, group, 1, 0);
+	fake_ring_put(&c.fp, &bad, sizeof(bad));
+	fake_snapshot_group(&c.fp, group, 2, 0);
+	ck_assert_int_eq(cpc_snapshot_next(c.cpc, c.set, c.buf), 0);
+	ck_assert_int_eq(cpc_buf_hrtime(c.cpc, c.buf), 1);
+	ck_assert_int_eq(cpc_snapshot_next(c.cpc, c.set, c.buf), -1);
+	ck_assert_int_eq(errno, EAGAIN);
+	ck_assert_uint_eq(pg->pr_data_tail, pg->pr_data_head);
+	fake_snapshot_group(&c.fp, group, 3, 0);
+	ck_assert_int_eq(cpc_snapshot_next(c.cpc, c.set, c.buf), 0);
+	ck_assert_int_eq(cpc_buf_hrtime(c.cpc, c.buf), 3);
+	cpc_close(c.cpc);
+}
+END_TEST
+
 START_TEST(incomplete_snapshots_are_dropped_and_last_records_make_one)
 {
 	struct ctx c;
@@ -460,6 +544,8 @@ Suite *ring_suite(void)
 	tcase_add_test(tc, a_period_allocates_snapshot_pmcs_and_maps_the_ring);
 	tcase_add_test(tc, snapshots_come_whole_in_order_with_the_kernel_time);
 	tcase_add_test(tc, a_backlog_longer_than_the_queue_comes_out_whole);
+	tcase_add_test(tc, records_in_any_order_make_the_same_snapshots);
+	tcase_add_test(tc, a_broken_record_skips_to_the_head_and_reading_goes_on);
 	tcase_add_test(tc, incomplete_snapshots_are_dropped_and_last_records_make_one);
 	tcase_add_test(tc, a_driver_without_snapshots_fails_the_bind_enotsup);
 	tcase_add_test(tc, the_overflow_record_gives_values_and_the_overflowed_index);
