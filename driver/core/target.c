@@ -889,14 +889,16 @@ void pmc_virtual_enable(struct pmc_obj *pm, bool enable)
 /*
  * Add what @pm's live counters count now to *@sum, each read by
  * pmc_event_read() or, with @irqoff (IRQs off), by pmc_event_read_irqoff():
- * then false, *@sum partial, at the first that is not the caller's.
- * Owner's lock held.
+ * then false, *@sum untouched, at the first that is not the caller's.
+ * Owner's lock held. Always inline: each caller gets the loop for its
+ * constant @irqoff (PMCREADSET's pass runs it for every PMC of a set).
  */
-static bool pmc_virtual_sum_live(struct pmc_obj *pm, bool irqoff, u64 *sum)
+static __always_inline bool pmc_virtual_sum_live(struct pmc_obj *pm,
+						 bool irqoff, u64 *sum)
 {
 	struct pmc_target *tgt;
 	struct pmc_thr *thr;
-	u64 v;
+	u64 v, total = *sum;
 
 	list_for_each_entry(tgt, &pm->targets, pm_link) {
 		list_for_each_entry(thr, &tgt->threads, tgt_link) {
@@ -907,9 +909,10 @@ static bool pmc_virtual_sum_live(struct pmc_obj *pm, bool irqoff, u64 *sum)
 			v = pmc_thr_adjust(thr, v);
 			pmc_dbg(PMC_DBG_MD, PMC_DBG_READ, pm->id,
 				task_pid_nr(thr->task), -1, v);
-			*sum += v;
+			total += v;
 		}
 	}
+	*sum = total;
 	return true;
 }
 
