@@ -152,6 +152,8 @@ void res_load(const char *path, struct results *r)
 		bench_die(errno, "open %s", path);
 	memset(r, 0, sizeof(*r));
 	while (fgets(line, sizeof(line), f)) {
+		/* A guest's serial console ends its lines with CR LF. */
+		line[strcspn(line, "\r\n")] = '\0';
 		if (sscanf(line, "%15s %47s", kind, id) != 2)
 			continue;
 		if (!strcmp(kind, "ROW")) {
