@@ -23,16 +23,18 @@
  * before any tracepoint of do_exit() (reference/linux.md 1.7), and a
  * privilege-raising exec ends a task's counters through it too.
  *
- * A thread's books are written by the thread only: its sched_switch probe
- * (IRQs off), the exit kprobe (preemption off; IRQs off around the
- * reads), and PMCSTART or PMCSTOP called by it (IRQs off). pmc_book_lock
- * guards the hash, the lists and pm->books_closed.
+ * A thread's books are written on its CPU while it runs there only: by its
+ * sched_switch probe (IRQs off), the exit kprobe (preemption off; IRQs off
+ * around the reads), and at PMCSTART and PMCSTOP the IPI that brings the
+ * books of the running threads to that instant (hard IRQ).
+ * pmc_book_lock guards the hash, the lists and pm->books_closed.
  */
 #include "pmc_core_priv.h"
 
 #include <linux/hashtable.h>
 #include <linux/kprobes.h>
 #include <linux/sched/signal.h>
+#include <linux/smp.h>
 #include <linux/workqueue.h>
 
 #include "compat/kprobes.h"
@@ -302,28 +304,55 @@ void pmc_book_switch_probe(struct task_struct *prev)
 	rcu_read_unlock();
 }
 
+struct pmc_book_sync {
+	struct pmc_obj *pm;
+	bool enable;
+};
+
 /*
- * PMCSTART (@enable) or PMCSTOP of @pm by a thread it counts: the slice
- * up to the stop is the thread's, and counting restarts from the start.
- * The owner's lock held; before the stop, after the start.
+ * On each CPU (IPI, hard IRQ; the caller's CPU with IRQs off): the book of
+ * @pm of the thread running there, if any, brought to this instant: at a
+ * stop, its slice up to now (the PMC still runs); at a start, counting from
+ * now.
  */
-void pmc_book_enable(struct pmc_obj *pm, bool enable)
+static void pmc_book_sync_cpu(void *arg)
 {
-	unsigned long flags;
+	const struct pmc_book_sync *s = arg;
 	struct pmc_book *b;
 	u64 v;
 
-	if (!pmc_book_mode(pm))
+	if (!atomic_read(&pmc_book_live))
 		return;
 	rcu_read_lock();
-	local_irq_save(flags);
-	b = pmc_book_find(pm, current);
-	if (b && enable && pmc_book_count(pm, current, &v))
+	b = pmc_book_find(s->pm, current);
+	if (b && s->enable && pmc_book_count(s->pm, current, &v))
 		b->last = v;
-	else if (b && !enable)
+	else if (b && !s->enable)
 		pmc_book_slice(b, true);
-	local_irq_restore(flags);
 	rcu_read_unlock();
+}
+
+/*
+ * PMCSTART (@enable, after the counters' start, before the PMC runs) or
+ * PMCSTOP (before the counters' stop, the PMC still running) of @pm. A
+ * thread that is not running had its book brought to its count at its
+ * last switch-out, and its count has not moved since; the threads that run
+ * now, the caller's included, are brought to this instant on their CPUs,
+ * as their own switch would (an inherited counter counts on through a
+ * start and a stop, pmc_thr_adjust(): without this a running thread's
+ * next switch would take the counts before the start into its slice, or
+ * drop those before the stop). What the threads count between their CPU's
+ * turn and the counters' read at the start or stop (microseconds) may
+ * differ between the books and the PMC. The owner's lock held, process
+ * context.
+ */
+void pmc_book_enable(struct pmc_obj *pm, bool enable)
+{
+	struct pmc_book_sync s = { .pm = pm, .enable = enable };
+
+	if (!pmc_book_mode(pm))
+		return;
+	on_each_cpu(pmc_book_sync_cpu, &s, 1);
 }
 
 /* ------------------------------------------------------------ fork */

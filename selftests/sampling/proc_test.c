@@ -6,7 +6,8 @@
  * PMC_F_DESCENDANTS with PROCFORK for each fork, and PROCEXEC with the
  * MAP_IN records of the new image after an exec, checked against
  * /proc/PID/maps; PROCCSW and PROCEXIT per process of a DESCENDANTS PMC
- * whose two processes pass a token on one CPU.
+ * whose two processes pass a token on one CPU; PROCEXIT of a thread that
+ * runs through its PMC's start and stop.
  */
 #include <inttypes.h>
 #include <sched.h>
@@ -251,6 +252,94 @@ TEST_F(proc, procexit_for_every_process_of_a_fork_storm)
 	}
 	EXPECT_EQ(value, sum);
 	smp_buf_free(&b);
+}
+
+/* Phases of the child of starts_and_stops_while_the_thread_runs. */
+struct run_phases {
+	volatile int phase;	/* set by the parent */
+	volatile int ack;	/* set by the child when its phase's work is done */
+};
+
+static void wait_ack(volatile int *ack, int want)
+{
+	while (*ack != want)
+		usleep(1000);
+}
+
+/*
+ * PMCSTART and PMCSTOP while a counted thread runs: it faults pages after
+ * the attach and before the start, between the start and the stop, and
+ * after the stop, and spins in user space (no system call, no switch)
+ * while the owner starts and stops the PMC. Its PROCEXIT counts what the
+ * PMC counts, the faults between the start and the stop: the books of a
+ * thread running at a start or a stop are brought up to that instant, and
+ * do not wait for its next switch (which would take the faults before
+ * the start in, and drop those before the stop).
+ */
+TEST_F(proc, starts_and_stops_while_the_thread_runs)
+{
+	const int before = 48, during = 64, after = 32;
+	struct run_phases *ph;
+	const struct pmclog_header *h;
+	struct smp_buf b = {};
+	uint64_t value, sum = 0;
+	size_t off, nexit = 0;
+	int64_t id;
+	pid_t kid;
+
+	RETURN_IF_SKIPPED();
+	ph = mmap(NULL, sizeof(*ph), PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, ph);
+	kid = fork();
+	ASSERT_LE(0, kid);
+	if (kid == 0) {
+		long ps = sysconf(_SC_PAGESIZE);
+
+		while (ph->phase != 1)
+			;
+		touch_pages(ps, before);
+		ph->ack = 1;
+		while (ph->phase != 2)
+			;
+		touch_pages(ps, during);
+		ph->ack = 2;
+		while (ph->phase != 3)
+			;
+		touch_pages(ps, after);
+		_exit(0);
+	}
+	id = smp_alloc_tc(self->fd, PERF_COUNT_SW_PAGE_FAULTS, 0,
+			  PMC_F_LOG_PROCEXIT | PMC_F_DESCENDANTS, 0, 0);
+	ASSERT_LE(0, id);
+	ASSERT_EQ(0, smp_attach(self->fd, id, kid));
+	ph->phase = 1;
+	wait_ack(&ph->ack, 1);
+	ASSERT_EQ(0, smp_simple(self->fd, PMC_IOC_PMCSTART, id));
+	ph->phase = 2;
+	wait_ack(&ph->ack, 2);
+	ASSERT_EQ(0, smp_simple(self->fd, PMC_IOC_PMCSTOP, id));
+	ph->phase = 3;
+	reap_and_collect(_metadata, self, kid, id, &value, &b);
+	smp_for_each_rec(h, &b, off) {
+		const struct pmclog_procexit *e = (const void *)h;
+
+		if (smp_rec_type(h) != PMCLOG_TYPE_PROCEXIT)
+			continue;
+		EXPECT_EQ((uint32_t)id, e->pl_pmcid);
+		EXPECT_EQ(kid, (pid_t)e->pl_pid);
+		sum += e->pl_value;
+		nexit++;
+	}
+	TH_LOG("%zu PROCEXIT, sum %llu, PMC %llu (%d pages faulted in the run)",
+	       nexit, (unsigned long long)sum, (unsigned long long)value,
+	       during);
+	EXPECT_EQ(1, nexit);
+	EXPECT_LE(during, value);
+	EXPECT_GE(during + 8, value);
+	EXPECT_EQ(value, sum);
+	smp_buf_free(&b);
+	munmap(ph, sizeof(*ph));
 }
 
 /*
