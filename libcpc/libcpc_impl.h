@@ -131,7 +131,7 @@ struct cpc_ring {
 	uint64_t	lost;		/* records the kernel dropped (DROPNOTIFY) */
 	uint64_t	records;	/* records read */
 	unsigned int	nsubs;
-	struct cpc_ringsub *last;	/* what sub_find() found last, or NULL */
+	struct cpc_ringsub *last;	/* the set sub_of() found last, or NULL */
 	struct cpc_ringsub **subs;	/* nsubs entries, NULL when free */
 	uint64_t	rec[CPC_RING_REC_MAX / 8]; /* a record copied out of the ring */
 };

@@ -130,41 +130,6 @@ void pmcdev_ring_unmap(struct pmcdev_ring *r);
 int pmcdev_ring_next(struct pmcdev_ring *r, void *buf, size_t cap,
 		     uint32_t *len, struct pmcdev_ring_error *err);
 /*
- * pmcdev_ring_next() without the copy, for a reader that takes several
- * records in a row: *@rec points at the record in the ring itself, or at
- * its copy in @buf where it wraps past the end of the data area (NULL when
- * it wraps and is longer than @cap: the caller skips it). The bytes stay
- * the reader's until pmcdev_ring_publish() gives them back. The head is
- * loaded (load-acquire) only when the records known to be published are
- * all read.
- */
-int pmcdev_ring_peek_slow(struct pmcdev_ring *r, const void **rec, void *buf,
-			  size_t cap, uint32_t *len,
-			  struct pmcdev_ring_error *err);
-static inline int pmcdev_ring_peek(struct pmcdev_ring *r, const void **rec,
-				   void *buf, size_t cap, uint32_t *len,
-				   struct pmcdev_ring_error *err)
-{
-	/* Inline: a published record that does not wrap, with a sane header. */
-	uint64_t avail = r->head - r->tail;
-	size_t at = (size_t)(r->tail & (r->size - 1));
-	uint32_t hdr, l;
-
-	if (avail >= sizeof(struct pmclog_header) && avail <= r->size &&
-	    !(at % PMCLOG_ALIGN) && r->size - at >= sizeof(struct pmclog_header)) {
-		hdr = ((const struct pmclog_header *)(r->data + at))->pl_header;
-		l = PMCLOG_HEADER_TO_LENGTH(hdr);
-		if (PMCLOG_HEADER_CHECK_MAGIC(hdr) &&
-		    l >= sizeof(struct pmclog_header) && !(l % PMCLOG_ALIGN) &&
-		    l <= avail && r->size - at >= l) {
-			*rec = r->data + at;
-			*len = l;
-			return 1;
-		}
-	}
-	return pmcdev_ring_peek_slow(r, rec, buf, cap, len, err);
-}
-/*
  * The published bytes at the tail that lie in one piece (up to the end of
  * the data area), for a reader that walks a batch of records in place:
  * *@p points at them and their count is returned, 0 when none is published
@@ -179,6 +144,7 @@ static inline size_t pmcdev_ring_span(struct pmcdev_ring *r,
 {
 	uint64_t avail, at;
 
+	/* Acquire: the records' bytes are read after the head that covers them. */
 	if (r->head == r->tail)
 		r->head = __atomic_load_n(&r->pg->pr_data_head, __ATOMIC_ACQUIRE);
 	avail = r->head - r->tail;
@@ -208,6 +174,37 @@ static inline uint32_t pmcdev_ring_span_rec(const unsigned char *p, size_t room)
 	    l - sizeof(struct pmclog_header) > room - sizeof(struct pmclog_header))
 		return 0;
 	return l;
+}
+
+/*
+ * pmcdev_ring_next() without the copy, for a reader that takes several
+ * records in a row: *@rec points at the record in the ring itself, or at
+ * its copy in @buf where it wraps past the end of the data area (NULL when
+ * it wraps and is longer than @cap: the caller skips it). The bytes stay
+ * the reader's until pmcdev_ring_publish() gives them back. The head is
+ * loaded (load-acquire) only when the records known to be published are
+ * all read.
+ */
+int pmcdev_ring_peek_slow(struct pmcdev_ring *r, const void **rec, void *buf,
+			  size_t cap, uint32_t *len,
+			  struct pmcdev_ring_error *err);
+static inline int pmcdev_ring_peek(struct pmcdev_ring *r, const void **rec,
+				   void *buf, size_t cap, uint32_t *len,
+				   struct pmcdev_ring_error *err)
+{
+	/* Inline: a published record that does not wrap, with a sane header. */
+	const unsigned char *p;
+	size_t span = pmcdev_ring_span(r, &p);
+	uint32_t l = span ? pmcdev_ring_span_rec(p, span) : 0;
+
+	if (l) {
+		*rec = p;
+		*len = l;
+		return 1;
+	}
+	if (r->head == r->tail)
+		return 0;	/* nothing published: the head was just loaded */
+	return pmcdev_ring_peek_slow(r, rec, buf, cap, len, err);
 }
 
 /* Step past the record at the tail; the kernel sees it at the next publish. */

@@ -98,8 +98,8 @@ static int pmcdev_ring_fault(struct pmcdev_ring_error *err,
 }
 
 /*
- * pmcdev_ring_peek() past its inline case: the head to load, a header or
- * record that wraps, a broken stream.
+ * pmcdev_ring_peek() past its inline case, which loaded the head and found
+ * bytes published: a header or record that wraps, a broken stream.
  */
 int pmcdev_ring_peek_slow(struct pmcdev_ring *r, const void **rec, void *buf,
 			  size_t cap, uint32_t *len,
@@ -112,12 +112,7 @@ int pmcdev_ring_peek_slow(struct pmcdev_ring *r, const void **rec, void *buf,
 	size_t at;
 	uint32_t l;
 
-	/* Acquire: the record's bytes are read after the head that covers them. */
-	if (r->head == tail)
-		r->head = __atomic_load_n(&r->pg->pr_data_head, __ATOMIC_ACQUIRE);
 	avail = r->head - tail;
-	if (avail == 0)
-		return 0;
 	/* The kernel publishes whole records only. */
 	if (avail > r->size || avail < sizeof(h))
 		return pmcdev_ring_fault(err, PMCDEV_RING_POSITION, r->head,
