@@ -42,6 +42,17 @@ static void setup(struct ctx *c, int nreqs, uint_t flags1)
 	ck_assert_ptr_nonnull(c->buf);
 }
 
+/*
+ * setup() with 2 requests, bound to the calling thread with a 1 ms
+ * snapshot period: the set reads the ring.
+ */
+static void setup_snapshots(struct ctx *c, uint_t flags1)
+{
+	setup(c, 2, flags1);
+	ck_assert_int_eq(cpc_set_sample_period(c->cpc, c->set, 1000), 0);
+	ck_assert_int_eq(cpc_bind_curlwp(c->cpc, c->set, 0), 0);
+}
+
 /* The fake's PMC of request @i (allocated in request order, tick last). */
 static struct fake_pmcobj *req_pmc(struct ctx *c, int i)
 {
@@ -87,9 +98,7 @@ START_TEST(snapshots_come_whole_in_order_with_the_kernel_time)
 	uint64_t v, lost;
 	int k;
 
-	setup(&c, 2, 0);
-	ck_assert_int_eq(cpc_set_sample_period(c.cpc, c.set, 1000), 0);
-	ck_assert_int_eq(cpc_bind_curlwp(c.cpc, c.set, 0), 0);
+	setup_snapshots(&c, 0);
 	group = req_pmc(&c, 0)->alloc.pm_group;
 	ck_assert_int_eq(cpc_snapshot_next(c.cpc, c.set, c.buf), -1);
 	ck_assert_int_eq(errno, EAGAIN);
@@ -139,9 +148,7 @@ START_TEST(a_backlog_longer_than_the_queue_comes_out_whole)
 	uint64_t lost;
 	int k;
 
-	setup(&c, 2, 0);
-	ck_assert_int_eq(cpc_set_sample_period(c.cpc, c.set, 1000), 0);
-	ck_assert_int_eq(cpc_bind_curlwp(c.cpc, c.set, 0), 0);
+	setup_snapshots(&c, 0);
 	group = req_pmc(&c, 0)->alloc.pm_group;
 	pg = c.fp.ring;
 	for (k = 1; k <= n; k++)
@@ -176,9 +183,7 @@ START_TEST(records_in_any_order_make_the_same_snapshots)
 	uint64_t v, lost;
 	int k, i;
 
-	setup(&c, 2, 0);
-	ck_assert_int_eq(cpc_set_sample_period(c.cpc, c.set, 1000), 0);
-	ck_assert_int_eq(cpc_bind_curlwp(c.cpc, c.set, 0), 0);
+	setup_snapshots(&c, 0);
 	for (k = 0; k < 3; k++) {
 		for (i = 0; i < 3; i++) {
 			int slot = order[k][i];
@@ -224,9 +229,7 @@ START_TEST(a_broken_record_skips_to_the_head_and_reading_goes_on)
 	struct ctx c;
 	uint32_t group;
 
-	setup(&c, 2, 0);
-	ck_assert_int_eq(cpc_set_sample_period(c.cpc, c.set, 1000), 0);
-	ck_assert_int_eq(cpc_bind_curlwp(c.cpc, c.set, 0), 0);
+	setup_snapshots(&c, 0);
 	group = req_pmc(&c, 0)->alloc.pm_group;
 	pg = c.fp.ring;
 	fake_snapshot_group(&c.fp, group, 1, 0);
@@ -254,9 +257,7 @@ START_TEST(incomplete_snapshots_are_dropped_and_last_records_make_one)
 	};
 	uint64_t lost;
 
-	setup(&c, 2, 0);
-	ck_assert_int_eq(cpc_set_sample_period(c.cpc, c.set, 1000), 0);
-	ck_assert_int_eq(cpc_bind_curlwp(c.cpc, c.set, 0), 0);
+	setup_snapshots(&c, 0);
 	/* One PMC's record at t=5, then the whole set at t=6. */
 	r.pl_pmcid = req_pmc(&c, 0)->alloc.pm_pmcid;
 	r.pl_group = req_pmc(&c, 0)->alloc.pm_group;
@@ -399,9 +400,7 @@ START_TEST(snapshots_and_overflow_records_share_the_set_state)
 	struct ctx c;
 	uint64_t mask;
 
-	setup(&c, 2, CPC_OVF_NOTIFY_EMT);
-	ck_assert_int_eq(cpc_set_sample_period(c.cpc, c.set, 1000), 0);
-	ck_assert_int_eq(cpc_bind_curlwp(c.cpc, c.set, 0), 0);
+	setup_snapshots(&c, CPC_OVF_NOTIFY_EMT);
 	fake_snapshot_group(&c.fp, req_pmc(&c, 0)->alloc.pm_group, 5, 0);
 	put_overflow(&c, 3, 1, 6);
 	ck_assert_int_eq(cpc_snapshot_next(c.cpc, c.set, c.buf), 0);
