@@ -11,6 +11,7 @@
  */
 #include <inttypes.h>
 #include <sched.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 
 #include "kselftest_harness.h"
@@ -284,8 +285,8 @@ TEST_F(proc, starts_and_stops_while_the_thread_runs)
 	struct smp_buf b = {};
 	uint64_t value, sum = 0;
 	size_t off, nexit = 0;
+	pid_t kid, parent = getpid();
 	int64_t id;
-	pid_t kid;
 
 	RETURN_IF_SKIPPED();
 	ph = mmap(NULL, sizeof(*ph), PROT_READ | PROT_WRITE,
@@ -296,6 +297,9 @@ TEST_F(proc, starts_and_stops_while_the_thread_runs)
 	if (kid == 0) {
 		long ps = sysconf(_SC_PAGESIZE);
 
+		/* A failed check ends the test: do not spin on after it. */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
+			_exit(1);
 		while (ph->phase != 1)
 			;
 		touch_pages(ps, before);
