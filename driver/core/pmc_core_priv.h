@@ -78,6 +78,8 @@ struct pmc_target {
  * @inh_ended:	inherited counter whose thread ended (exit, setuid exec,
  *		detach): out of the hash, on pm->inh_ended until release
  * @hnode:	in pmc_thr_hash, keyed by @task, under pmc_hash_lock (RCU)
+ * @switch_parts: PMC_THR_SW_* bits: the parts of the sched_switch probe
+ *		that have work for it while hashed (pmc_thr_switch_live)
  * @tgt_link:	in tgt->threads (pm->inh_ended once ended), under the
  *		owner's lock
  * @dead:	counter folded and released; under the owner's lock
@@ -98,6 +100,7 @@ struct pmc_thr {
 	u64 inh_frozen;
 	bool inh_on;
 	bool inh_ended;
+	u8 switch_parts;
 	struct hlist_node hnode;
 	struct list_head tgt_link;
 	bool dead;
@@ -122,6 +125,21 @@ struct hlist_head *pmc_proc_bucket(const struct pid *pid);
 /* Entries of @tsk's bucket: callers skip those whose ->task is not @tsk. */
 #define pmc_for_each_thr_rcu(thr, tsk) \
 	hlist_for_each_entry_rcu(thr, pmc_thr_bucket(tsk), hnode)
+
+/*
+ * The parts of the sched_switch probe that walk pmc_thr_hash, and how many
+ * hashed threads each has work for: the probe skips a part while its count
+ * is zero, so a switch costs only what the PMCs alive ask for (book mode,
+ * 4c in docs/performance.md, walks the books alone). Written under
+ * pmc_hash_lock; a thread is counted before it is hashed, and a probe that
+ * runs the part finds it.
+ */
+enum pmc_thr_switch_part {
+	PMC_THR_SW_CSW,		/* pmc_target_switch_probe(): PROCCSW */
+	PMC_THR_SW_SNAP,	/* pmc_snap_switch_probe(): SNAPSHOT */
+	PMC_THR_SW_NPARTS
+};
+extern atomic_t pmc_thr_switch_live[PMC_THR_SW_NPARTS];
 
 /*
  * Live objects of each kind, for the leak check at module unload (every

@@ -59,15 +59,21 @@ static bool pmc_switch_registered;
 static void pmc_hooks_idle_fn(struct work_struct *work);
 static DECLARE_DELAYED_WORK(pmc_hooks_idle, pmc_hooks_idle_fn);
 
-/* sched_switch: prev is still current, IRQs off, rq lock held. */
+/*
+ * sched_switch: prev is still current, IRQs off, rq lock held. A part
+ * with nothing alive to do returns at once (the books and the self-read
+ * pages check their own counts).
+ */
 static void pmc_probe_switch(void *data, bool preempt,
 			     struct task_struct *prev,
 			     struct task_struct *next,
 			     unsigned int prev_state)
 {
-	pmc_target_switch_probe(prev);
+	if (atomic_read(&pmc_thr_switch_live[PMC_THR_SW_CSW]))
+		pmc_target_switch_probe(prev);
 	pmc_book_switch_probe(prev);
-	pmc_snap_switch_probe(prev);
+	if (atomic_read(&pmc_thr_switch_live[PMC_THR_SW_SNAP]))
+		pmc_snap_switch_probe(prev);
 	pmc_selfread_switch_probe(prev, next);
 }
 

@@ -51,6 +51,7 @@ DEFINE_SPINLOCK(pmc_hash_lock);
 struct hlist_head *pmc_thr_hash;
 struct hlist_head *pmc_proc_hash;
 unsigned int pmc_hash_bits;
+atomic_t pmc_thr_switch_live[PMC_THR_SW_NPARTS];
 
 struct hlist_head *pmc_thr_bucket(const struct task_struct *task)
 {
@@ -80,6 +81,8 @@ int pmc_target_init(void)
 
 void pmc_target_exit(void)
 {
+	WARN_ON_ONCE(atomic_read(&pmc_thr_switch_live[PMC_THR_SW_CSW]) ||
+		     atomic_read(&pmc_thr_switch_live[PMC_THR_SW_SNAP]));
 	kvfree(pmc_proc_hash);
 	kvfree(pmc_thr_hash);
 	pmc_proc_hash = NULL;
@@ -127,6 +130,48 @@ static void pmc_thr_put(struct pmc_thr *thr)
 	pmc_target_put(thr->tgt);
 	atomic_dec(&pmc_live[PMC_LIVE_THREAD]);
 	kfree_rcu(thr, rcu);
+}
+
+/* The parts of the sched_switch probe with work for a thread of @pm. */
+static u8 pmc_thr_switch_parts(const struct pmc_obj *pm)
+{
+	u8 parts = 0;
+
+	/* Inherited counters log PROCCSW from their books (book.c). */
+	if ((pm->flags & PMC_F_LOG_PROCCSW) && !pm->inherit)
+		parts |= BIT(PMC_THR_SW_CSW);
+	if (pm->flags & PMC_F_SNAPSHOT)
+		parts |= BIT(PMC_THR_SW_SNAP);
+	return parts;
+}
+
+/* Put @thr in pmc_thr_hash, counted by the switch parts it needs. */
+static void pmc_thr_hash_add(struct pmc_thr *thr)
+{
+	unsigned int part;
+
+	spin_lock(&pmc_hash_lock);
+	thr->switch_parts = pmc_thr_switch_parts(thr->tgt->pm);
+	for (part = 0; part < PMC_THR_SW_NPARTS; part++)
+		if (thr->switch_parts & BIT(part))
+			atomic_inc(&pmc_thr_switch_live[part]);
+	hlist_add_head_rcu(&thr->hnode, pmc_thr_bucket(thr->task));
+	spin_unlock(&pmc_hash_lock);
+}
+
+/* Take @thr out of pmc_thr_hash if it is there. */
+static void pmc_thr_hash_del(struct pmc_thr *thr)
+{
+	unsigned int part;
+
+	spin_lock(&pmc_hash_lock);
+	if (!hlist_unhashed(&thr->hnode)) {
+		hlist_del_init_rcu(&thr->hnode);
+		for (part = 0; part < PMC_THR_SW_NPARTS; part++)
+			if (thr->switch_parts & BIT(part))
+				atomic_dec(&pmc_thr_switch_live[part]);
+	}
+	spin_unlock(&pmc_hash_lock);
 }
 
 /* The live counter of @pm for @task, or NULL. Under rcu_read_lock(). */
@@ -224,10 +269,7 @@ static void pmc_thr_fold(struct pmc_thr *thr)
 	if (thr->dead)
 		return;
 	WRITE_ONCE(thr->dead, true);
-	spin_lock(&pmc_hash_lock);
-	if (!hlist_unhashed(&thr->hnode))
-		hlist_del_init_rcu(&thr->hnode);
-	spin_unlock(&pmc_hash_lock);
+	pmc_thr_hash_del(thr);
 	list_del(&thr->tgt_link);
 	/*
 	 * The sched_switch probe may still hold the counter under RCU; perf
@@ -257,9 +299,7 @@ static void pmc_thr_end_inherited(struct pmc_thr *thr, bool disable)
 	thr->inh_ended = true;
 	if (disable)
 		perf_event_disable(thr->event);
-	spin_lock(&pmc_hash_lock);
-	hlist_del_init_rcu(&thr->hnode);
-	spin_unlock(&pmc_hash_lock);
+	pmc_thr_hash_del(thr);
 	list_move_tail(&thr->tgt_link, &thr->tgt->pm->inh_ended);
 }
 
@@ -348,9 +388,7 @@ static int pmc_thr_attach(struct pmc_target *tgt, struct task_struct *task)
 	init_task_work(&thr->exit_work, pmc_thr_exit_work);
 	init_task_work(&thr->exec_work, pmc_thr_exec_work);
 	list_add_tail(&thr->tgt_link, &tgt->threads);
-	spin_lock(&pmc_hash_lock);
-	hlist_add_head_rcu(&thr->hnode, pmc_thr_bucket(task));
-	spin_unlock(&pmc_hash_lock);
+	pmc_thr_hash_add(thr);
 
 	/*
 	 * A thread that started exiting before it was hashed may have missed
