@@ -57,6 +57,10 @@ struct pmc_bproc {
  * @task:	the thread; no reference (the book goes at its exit)
  * @last:	its count at its last switch-out (or the PMC's start)
  * @total:	the sum of its deltas while the PMC ran
+ * @gtid:	the thread's tid in the initial namespace when @pid and @tid
+ *		were taken (a non-leader's exec gives it the leader's)
+ * @pid, @tid:	its tgid and tid as the owner sees them, for its PROCCSW
+ *		records: looked up once, not at every switch
  */
 struct pmc_book {
 	struct hlist_node hnode;	/* pmc_book_hash, by task */
@@ -66,6 +70,8 @@ struct pmc_book {
 	struct pmc_bproc *proc;
 	u64 last;
 	u64 total;
+	pid_t gtid;
+	pid_t pid, tid;
 	struct rcu_head rcu;
 };
 static_assert(sizeof(struct pmc_book) <= PMC_PROBE_BLOCK_SIZE);
@@ -148,6 +154,19 @@ static struct pmc_book *pmc_book_find(const struct pmc_obj *pm,
 }
 
 /*
+ * Take @task's tgid and tid as @b's owner sees them. Any context but NMI;
+ * written by @task's own CPU once @b is in the hash (pmc_book_slice()).
+ */
+static void pmc_book_name(struct pmc_book *b, struct task_struct *task)
+{
+	struct pmc_owner *po = b->pm->owner;
+
+	b->gtid = READ_ONCE(task->pid);
+	b->pid = pmc_owner_pid_nr(po, task, true);
+	b->tid = pmc_owner_pid_nr(po, task, false);
+}
+
+/*
  * Keep the books of @task for @pm, in @proc (a reference is taken). A
  * task that has one already keeps it; an exiting one gets none. Any
  * context but NMI and sched_switch; false if the probe pool is empty.
@@ -166,6 +185,7 @@ bool pmc_book_add(struct pmc_obj *pm, struct task_struct *task,
 	b->proc = proc;
 	b->last = 0;
 	b->total = 0;
+	pmc_book_name(b, task);
 	raw_spin_lock_irqsave(&pmc_book_lock, flags);
 	/*
 	 * Not for a task past its exit probe, which removes books under
@@ -284,8 +304,10 @@ static void pmc_book_slice(struct pmc_book *b, bool log)
 	if (log && (pm->flags & PMC_F_LOG_PROCCSW)) {
 		pmc_dbg(PMC_DBG_CSW, PMC_DBG_SWO, pm->id, task_pid_nr(current),
 			smp_processor_id(), delta);
-		pmc_log_proccsw(po, pm, pmc_owner_pid_nr(po, current, true),
-				pmc_owner_pid_nr(po, current, false), delta);
+		/* The thread took its leader's pid at an exec: look again. */
+		if (unlikely(READ_ONCE(current->pid) != b->gtid))
+			pmc_book_name(b, current);
+		pmc_log_proccsw(po, pm, b->pid, b->tid, delta);
 	}
 }
 

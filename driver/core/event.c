@@ -148,30 +148,10 @@ u64 pmc_event_ovf_period(const struct pmc_obj *pm, u64 value)
 	return period;
 }
 
-/*
- * The overflow handler of inherited counters, never called (they count:
- * no sample period): it marks them, and the children perf makes of them,
- * as @pm's, the handler's context (inherit_event() copies both,
- * reference/linux.md 1.7).
- */
-static void pmc_inherit_mark(struct perf_event *event,
-			     struct perf_sample_data *data,
-			     struct pt_regs *regs)
+/* Marks inherited counters as a PMC's (pmc_event_inherit_pmc()). */
+void pmc_inherit_mark(struct perf_event *event, struct perf_sample_data *data,
+		      struct pt_regs *regs)
 {
-}
-
-/*
- * The PMC counting with @event if it is an inherited counter of pmc or a
- * child of one, else NULL. Under rcu_read_lock() (the PMC is freed after
- * a grace period, once its counters are released).
- */
-struct pmc_obj *pmc_event_inherit_pmc(struct perf_event *event)
-{
-	struct perf_event *root = READ_ONCE(event->parent) ?: event;
-
-	if (READ_ONCE(root->overflow_handler) != pmc_inherit_mark)
-		return NULL;
-	return root->overflow_handler_context;
 }
 
 /*

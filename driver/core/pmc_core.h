@@ -275,7 +275,7 @@ int pmc_sec_allocate(const struct pmc_sec_caller *sc, u32 mode,
  * NMI and sched_switch (the rq lock held). pmc_probe_block_put() gives one
  * back; any context but NMI.
  */
-#define PMC_PROBE_BLOCK_SIZE	96
+#define PMC_PROBE_BLOCK_SIZE	104
 void *pmc_probe_block_get(size_t size);
 void pmc_probe_block_put(void *block);
 

@@ -189,7 +189,30 @@ int pmc_attach_self(struct pmc_obj *pm);
 int pmc_detach(struct pmc_obj *pm, pid_t pid, u32 flags);
 void pmc_detach_all(struct pmc_obj *pm);
 bool pmc_virtual_attached(struct pmc_obj *pm);
-struct pmc_obj *pmc_event_inherit_pmc(struct perf_event *event);
+
+/*
+ * The overflow handler of inherited counters (event.c), never called: it
+ * marks them, and the children perf makes of them, as a PMC's, the
+ * handler's context (inherit_event() copies both, reference/linux.md 1.7).
+ */
+void pmc_inherit_mark(struct perf_event *event, struct perf_sample_data *data,
+		      struct pt_regs *regs);
+
+/*
+ * The PMC counting with @event if it is an inherited counter of pmc or a
+ * child of one, else NULL. Under rcu_read_lock() (the PMC is freed after
+ * a grace period, once its counters are released). Inline: the books'
+ * switch probe asks it of each counter in the thread's context.
+ */
+static inline struct pmc_obj *pmc_event_inherit_pmc(struct perf_event *event)
+{
+	struct perf_event *root = READ_ONCE(event->parent) ?: event;
+
+	if (READ_ONCE(root->overflow_handler) != pmc_inherit_mark)
+		return NULL;
+	return root->overflow_handler_context;
+}
+
 void pmc_virtual_enable(struct pmc_obj *pm, bool enable);
 u64 pmc_virtual_read(struct pmc_obj *pm);
 bool pmc_virtual_read_irqoff(struct pmc_obj *pm, u64 *value);

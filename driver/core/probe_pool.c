@@ -29,7 +29,7 @@
 #include <linux/slab.h>
 #include <linux/workqueue.h>
 
-#define PMC_POOL_MIN	128	/* blocks of about 120 bytes, per CPU */
+#define PMC_POOL_MIN	128	/* blocks of 128 bytes, per CPU */
 #define PMC_POOL_MAX	4096
 
 /*
