@@ -10,6 +10,7 @@
  * runs through its PMC's start and stop.
  */
 #include <inttypes.h>
+#include <pthread.h>
 #include <sched.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -344,6 +345,71 @@ TEST_F(proc, starts_and_stops_while_the_thread_runs)
 	EXPECT_EQ(value, sum);
 	smp_buf_free(&b);
 	munmap(ph, sizeof(*ph));
+}
+
+/* The thread of thread_execs_then_proccsw_names_it_by_its_new_tid. */
+static void *sleep_then_exec(void *arg)
+{
+	usleep(20000);
+	execl("/bin/sleep", "sleep", "0.05", (char *)NULL);
+	_exit(4);
+}
+
+/*
+ * A thread that is not its process's leader execs: the kernel gives it the
+ * leader's pid (de_thread()). The PROCCSW records of a DESCENDANTS PMC
+ * (book mode) name it by its own tid before the exec, by the leader's
+ * after: the books take a thread's ids once, and again when they change.
+ */
+TEST_F(proc, thread_execs_then_proccsw_names_it_by_its_new_tid)
+{
+	const struct pmclog_header *h;
+	pid_t kid, last_tid = 0;
+	struct smp_buf b = {};
+	size_t off, nthread = 0;
+	int go[2];
+	uint64_t value;
+	int64_t id;
+	char c;
+
+	RETURN_IF_SKIPPED();
+	ASSERT_EQ(0, pipe(go));
+	kid = fork();
+	ASSERT_LE(0, kid);
+	if (kid == 0) {
+		pthread_t t;
+
+		if (read(go[0], &c, 1) != 1 ||
+		    pthread_create(&t, NULL, sleep_then_exec, NULL))
+			_exit(2);
+		pthread_join(t, NULL);	/* the exec ends this thread */
+		_exit(3);
+	}
+	id = smp_alloc_tc(self->fd, PERF_COUNT_SW_TASK_CLOCK, 0,
+			  PMC_F_DESCENDANTS | PMC_F_LOG_PROCCSW, 0, 0);
+	ASSERT_LE(0, id);
+	ASSERT_EQ(0, smp_attach(self->fd, id, kid));
+	ASSERT_EQ(0, smp_simple(self->fd, PMC_IOC_PMCSTART, id));
+	ASSERT_EQ(1, write(go[1], "g", 1));
+	reap_and_collect(_metadata, self, kid, id, &value, &b);
+	smp_for_each_rec(h, &b, off) {
+		const struct pmclog_proccsw *r = (const void *)h;
+
+		if (smp_rec_type(h) != PMCLOG_TYPE_PROCCSW ||
+		    (pid_t)r->pl_pid != kid)
+			continue;
+		last_tid = (pid_t)r->pl_tid;
+		nthread += last_tid != kid;
+	}
+	TH_LOG("%zu PROCCSW name the thread by its own tid; the last names %d "
+	       "(the process is %d)", nthread, last_tid, kid);
+	/* Its usleep() before the exec: a switch-out at least. */
+	EXPECT_LE(1, nthread);
+	/* The sleep(1) it became ends the process, under the leader's pid. */
+	EXPECT_EQ(kid, last_tid);
+	smp_buf_free(&b);
+	close(go[0]);
+	close(go[1]);
 }
 
 /*
