@@ -43,6 +43,23 @@ static long faults_of(const struct rusage *ru)
 }
 
 /*
+ * A process-mode PMC of @event with @flags, attached to @pid and started;
+ * then the byte on @go_fd that lets @pid go on. Returns the PMC's id.
+ */
+static int64_t count_then_go(struct __test_metadata *_metadata,
+			     FIXTURE_DATA(proc) *self, uint64_t event,
+			     uint32_t flags, pid_t pid, int go_fd)
+{
+	int64_t id = smp_alloc_tc(self->fd, event, 0, flags, 0, 0);
+
+	ASSERT_LE(0, id);
+	ASSERT_EQ(0, smp_attach(self->fd, id, pid));
+	ASSERT_EQ(0, smp_simple(self->fd, PMC_IOC_PMCSTART, id));
+	ASSERT_EQ(1, write(go_fd, "g", 1));
+	return id;
+}
+
+/*
  * The end of a run: reap @leader (exit 0), read PMC @id into @value, flush
  * the log and take the ring's records into @b, checked as a stream with
  * no record missing.
@@ -112,12 +129,8 @@ TEST_F(proc, proccsw_deltas_add_up_to_the_total)
 		_exit(0);
 	}
 	ASSERT_EQ(1, read(rep[0], &c, 1));	/* the child is ready */
-	id = smp_alloc_tc(self->fd, PERF_COUNT_SW_PAGE_FAULTS, 0,
-			  PMC_F_LOG_PROCCSW, 0, 0);
-	ASSERT_LE(0, id);
-	ASSERT_EQ(0, smp_attach(self->fd, id, pid));
-	ASSERT_EQ(0, smp_simple(self->fd, PMC_IOC_PMCSTART, id));
-	ASSERT_EQ(1, write(go[1], "g", 1));
+	id = count_then_go(_metadata, self, PERF_COUNT_SW_PAGE_FAULTS,
+			   PMC_F_LOG_PROCCSW, pid, go[1]);
 	for (i = 0; i < 20; i++) {
 		ASSERT_EQ(1, read(rep[0], &c, 1));
 		ASSERT_EQ(1, write(go[1], "g", 1));
@@ -203,12 +216,9 @@ TEST_F(proc, procexit_for_every_process_of_a_fork_storm)
 			_exit(2);
 		_exit(0);
 	}
-	id = smp_alloc_tc(self->fd, PERF_COUNT_SW_PAGE_FAULTS, 0,
-			  PMC_F_LOG_PROCEXIT | PMC_F_DESCENDANTS, 0, 0);
-	ASSERT_LE(0, id);
-	ASSERT_EQ(0, smp_attach(self->fd, id, leader));
-	ASSERT_EQ(0, smp_simple(self->fd, PMC_IOC_PMCSTART, id));
-	ASSERT_EQ(1, write(go[1], "g", 1));
+	id = count_then_go(_metadata, self, PERF_COUNT_SW_PAGE_FAULTS,
+			   PMC_F_LOG_PROCEXIT | PMC_F_DESCENDANTS, leader,
+			   go[1]);
 	ASSERT_EQ(sizeof(kids), read(rep[0], kids, sizeof(kids)));
 	reap_and_collect(_metadata, self, leader, id, &value, &b);
 	smp_for_each_rec(h, &b, off) {
@@ -385,12 +395,8 @@ TEST_F(proc, thread_execs_then_proccsw_names_it_by_its_new_tid)
 		pthread_join(t, NULL);	/* the exec ends this thread */
 		_exit(3);
 	}
-	id = smp_alloc_tc(self->fd, PERF_COUNT_SW_TASK_CLOCK, 0,
-			  PMC_F_DESCENDANTS | PMC_F_LOG_PROCCSW, 0, 0);
-	ASSERT_LE(0, id);
-	ASSERT_EQ(0, smp_attach(self->fd, id, kid));
-	ASSERT_EQ(0, smp_simple(self->fd, PMC_IOC_PMCSTART, id));
-	ASSERT_EQ(1, write(go[1], "g", 1));
+	id = count_then_go(_metadata, self, PERF_COUNT_SW_TASK_CLOCK,
+			   PMC_F_DESCENDANTS | PMC_F_LOG_PROCCSW, kid, go[1]);
 	reap_and_collect(_metadata, self, kid, id, &value, &b);
 	smp_for_each_rec(h, &b, off) {
 		const struct pmclog_proccsw *r = (const void *)h;
@@ -458,12 +464,8 @@ TEST_F(proc, grandchild_fork_and_exec_are_logged)
 		waitpid(kid[0], NULL, 0);
 		_exit(0);
 	}
-	id = smp_alloc_tc(self->fd, PERF_COUNT_SW_PAGE_FAULTS, 0,
-			  PMC_F_DESCENDANTS, 0, 0);
-	ASSERT_LE(0, id);
-	ASSERT_EQ(0, smp_attach(self->fd, id, leader));
-	ASSERT_EQ(0, smp_simple(self->fd, PMC_IOC_PMCSTART, id));
-	ASSERT_EQ(1, write(go[1], "g", 1));
+	id = count_then_go(_metadata, self, PERF_COUNT_SW_PAGE_FAULTS,
+			   PMC_F_DESCENDANTS, leader, go[1]);
 	ASSERT_EQ(sizeof(pid_t), read(rep[0], &kid[1], sizeof(pid_t)));
 	ASSERT_EQ(leader, waitpid(leader, &st, 0));
 	ASSERT_EQ(0, WEXITSTATUS(st));
@@ -577,13 +579,9 @@ TEST_F(proc, descendants_proccsw_and_procexit_per_process)
 	}
 	ASSERT_EQ(1, read(rep[0], &c, 1));	/* the leader is ready */
 	usleep(100000);				/* and blocked in read() */
-	id = smp_alloc_tc(self->fd, PERF_COUNT_SW_PAGE_FAULTS, 0,
-			  PMC_F_DESCENDANTS | PMC_F_LOG_PROCCSW |
-			  PMC_F_LOG_PROCEXIT, 0, 0);
-	ASSERT_LE(0, id);
-	ASSERT_EQ(0, smp_attach(self->fd, id, pid[0]));
-	ASSERT_EQ(0, smp_simple(self->fd, PMC_IOC_PMCSTART, id));
-	ASSERT_EQ(1, write(go[1], "g", 1));
+	id = count_then_go(_metadata, self, PERF_COUNT_SW_PAGE_FAULTS,
+			   PMC_F_DESCENDANTS | PMC_F_LOG_PROCCSW |
+			   PMC_F_LOG_PROCEXIT, pid[0], go[1]);
 	ASSERT_EQ(sizeof(long), read(rep[0], &own[1], sizeof(long)));
 	ASSERT_EQ(sizeof(long), read(rep[0], &own[0], sizeof(long)));
 	ASSERT_EQ(sizeof(pid_t), read(rep[0], &pid[1], sizeof(pid_t)));
