@@ -81,8 +81,10 @@ int pmc_target_init(void)
 
 void pmc_target_exit(void)
 {
-	WARN_ON_ONCE(atomic_read(&pmc_thr_switch_live[PMC_THR_SW_CSW]) ||
-		     atomic_read(&pmc_thr_switch_live[PMC_THR_SW_SNAP]));
+	unsigned int part;
+
+	for (part = 0; part < PMC_THR_SW_NPARTS; part++)
+		WARN_ON_ONCE(atomic_read(&pmc_thr_switch_live[part]));
 	kvfree(pmc_proc_hash);
 	kvfree(pmc_thr_hash);
 	pmc_proc_hash = NULL;
