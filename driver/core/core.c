@@ -974,8 +974,14 @@ efault:
 long pmc_op_pmcreadset(struct pmc_file *pf, void __user *arg)
 {
 	struct pmc_op_pmcreadset rs;
-	union pmc_set_slot set[PMC_READSET_MAX];
-	u32 ids[PMC_READSET_MAX];
+	/*
+	 * Not zeroed at entry (Debian's kernels build with
+	 * CONFIG_INIT_STACK_ALL_ZERO, 768 bytes a call here): entries
+	 * [0, pm_count) are written before they are read or copied out,
+	 * and no other entry is.
+	 */
+	union pmc_set_slot set[PMC_READSET_MAX] __uninitialized;
+	u32 ids[PMC_READSET_MAX] __uninitialized;
 	struct pmc_owner *po;
 	unsigned int i;
 	int ret = 0;
