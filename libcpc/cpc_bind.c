@@ -116,6 +116,25 @@ static void set_release_pmcs(cpc_t *cpc, cpc_set_t *set)
 	}
 	set->nids = 0;
 	set->tick_slot = -1;
+	set->sample_direct = false;
+}
+
+/*
+ * Can cpc_set_sample() read @set's PMCs straight into a buffer? Request i
+ * reads slot i, the tick reads slot nreqs or shares a request's, and no
+ * request needs its overflow judged. Every set of the usual kind does.
+ */
+static bool set_sample_direct(const cpc_set_t *set)
+{
+	int i;
+
+	if (set->nids > set->nreqs + 1)
+		return false;
+	for (i = 0; i < set->nreqs; i++)
+		if (set->reqs[i].slot != i ||
+		    (set->reqs[i].flags & CPC_OVF_NOTIFY_EMT))
+			return false;
+	return true;
 }
 
 /* What binding needs: scope, target and PMCALLOCATE defaults. */
@@ -324,6 +343,7 @@ static int set_bind(cpc_t *cpc, cpc_set_t *set, const char *fn,
 	bc->period_us = set->period_us;
 	set->group = bc->group;
 	set->has_ovf = false;
+	set->sample_direct = false;
 	set->nids = 0;
 	set->tick_slot = -1;
 	for (i = 0; i < set->nreqs; i++) {
@@ -356,6 +376,7 @@ static int set_bind(cpc_t *cpc, cpc_set_t *set, const char *fn,
 		r->slot = set->nids - 1;
 	}
 	tick_add(cpc, set, bc, enc);
+	set->sample_direct = set_sample_direct(set);
 	/*
 	 * Snapshots and overflow records come through the ring: read it
 	 * before the PMCs start. Snapshots need it; overflow requests do
@@ -737,6 +758,17 @@ int cpc_set_sample(cpc_t *cpc, cpc_set_t *set, cpc_buf_t *buf)
 	if (set->bind == CPC_BIND_CPU && !cpu_still_bound(set)) {
 		errno = EAGAIN;
 		return -1;
+	}
+	/* The usual set: the values go to the buffer without a copy. */
+	if (set->sample_direct && !set->has_ovf && !set->sr.pg) {
+		if (pmcdev_readset(cpc_fd(cpc), (unsigned int)set->nids,
+				   set->ids, buf->vals, &ts) < 0)
+			return -1;
+		buf->ovf_mask = 0;
+		buf->tick = set->tick_slot >= 0 ?
+			    buf->vals[set->tick_slot] + set->tick_base : 0;
+		buf->hrtime = (hrtime_t)ts;
+		return 0;
 	}
 	if (set_read(cpc, set, vals, &ts, &mask, &from_record) < 0)
 		return -1;

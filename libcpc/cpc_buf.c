@@ -35,7 +35,9 @@ cpc_buf_t *cpc_buf_create(cpc_t *cpc, cpc_set_t *set)
 		errno = EINVAL;
 		return NULL;
 	}
-	buf = calloc(1, sizeof(*buf) + (size_t)set->nreqs * sizeof(uint64_t));
+	/* One value more: a direct sample reads the tick there (cpc_bind.c). */
+	buf = calloc(1, sizeof(*buf) +
+		     ((size_t)set->nreqs + 1) * sizeof(uint64_t));
 	if (!buf)
 		return NULL;
 	buf->magic = CPC_BUF_MAGIC;

@@ -216,6 +216,7 @@ START_TEST(sample_reads_the_set_once_with_one_timestamp)
 	setup(&c, FAKE_SOFT, 3);
 	buf = cpc_buf_create(c.cpc, c.set);
 	ck_assert_int_eq(cpc_bind_curlwp(c.cpc, c.set, 0), 0);
+	ck_assert(c.set->sample_direct);	/* straight into @buf */
 	fake_advance(&c.fp, 5);
 	c.fp.timestamp = 987654321;
 	ck_assert_int_eq(cpc_set_sample(c.cpc, c.set, buf), 0);
@@ -316,6 +317,38 @@ START_TEST(requests_counting_nothing_read_their_preset)
 	ck_assert_int_eq(cpc_set_sample(c.cpc, c.set, buf), 0);
 	cpc_buf_get(c.cpc, buf, 0, &v);
 	ck_assert_uint_eq(v, 42);
+	cpc_close(c.cpc);
+}
+END_TEST
+
+/*
+ * A request that counts nothing has no PMC: the others' values do not
+ * move into its place, whichever way the sample reads them.
+ */
+START_TEST(a_request_counting_nothing_between_two_leaves_them_in_place)
+{
+	struct ctx c;
+	cpc_buf_t *buf;
+	uint64_t v;
+
+	setup(&c, FAKE_SOFT, 0);
+	cpc_set_add_request(c.cpc, c.set, "page-faults", 10, CPC_COUNT_USER,
+			    0, NULL);
+	cpc_set_add_request(c.cpc, c.set, "task-clock", 42, 0, 0, NULL);
+	cpc_set_add_request(c.cpc, c.set, "context-switches", 20,
+			    CPC_COUNT_USER, 0, NULL);
+	buf = cpc_buf_create(c.cpc, c.set);
+	ck_assert_int_eq(cpc_bind_curlwp(c.cpc, c.set, 0), 0);
+	ck_assert(!c.set->sample_direct);
+	fake_advance(&c.fp, 7);
+	ck_assert_int_eq(cpc_set_sample(c.cpc, c.set, buf), 0);
+	cpc_buf_get(c.cpc, buf, 0, &v);
+	ck_assert_uint_eq(v, 17);
+	cpc_buf_get(c.cpc, buf, 1, &v);
+	ck_assert_uint_eq(v, 42);
+	cpc_buf_get(c.cpc, buf, 2, &v);
+	ck_assert_uint_eq(v, 27);
+	ck_assert_uint_eq(cpc_buf_tick(c.cpc, buf), 7);
 	cpc_close(c.cpc);
 }
 END_TEST
@@ -686,6 +719,7 @@ Suite *bind_suite(void)
 	tcase_add_test(tc, sample_refuses_unbound_sets_and_foreign_buffers);
 	tcase_add_test(tc, only_the_binding_thread_samples_a_curlwp_set);
 	tcase_add_test(tc, requests_counting_nothing_read_their_preset);
+	tcase_add_test(tc, a_request_counting_nothing_between_two_leaves_them_in_place);
 	tcase_add_test(tc, overflow_requests_ask_for_the_signal);
 	tcase_add_test(tc, restart_resets_every_request_to_its_preset);
 	tcase_add_test(tc, disable_freezes_and_enable_resumes);
