@@ -193,41 +193,6 @@ void pmc_event_release(struct perf_event *event)
 }
 
 /*
- * Can @event be read here without perf's locks? perf_event_read_local()'s
- * rule, which a module cannot call (not exported): a counter of the
- * calling thread, or one of this CPU, not inherited. With IRQs off such a
- * counter can be neither scheduled in or out nor rotated, nor be active
- * anywhere but here. Called with IRQs off.
- */
-static bool pmc_event_is_local(struct perf_event *event)
-{
-	if (event->attr.inherit)
-		return false;
-	if (event->attach_state & PERF_ATTACH_TASK)
-		return event->hw.target == current;
-	return event->cpu == smp_processor_id();
-}
-
-/*
- * A counter of the calling thread or of this CPU (the self-attached PMC,
- * the system PMC of the reader's CPU) is read as perf_event_read_local()
- * would: the PMU's read brings it up to date if it is active here, and a
- * counter that is not active does not move. True with its value in
- * *@value; false, nothing read, for any other counter. IRQs off (a reader
- * of several takes them all in one pass, as perf reads a group).
- */
-bool pmc_event_read_irqoff(struct perf_event *event, u64 *value)
-{
-	if (!pmc_event_is_local(event))
-		return false;
-	if (READ_ONCE(event->oncpu) == smp_processor_id())
-		event->pmu->read(event);
-	*value = local64_read(&event->count) +
-		 atomic64_read(&event->child_count);
-	return true;
-}
-
-/*
  * The counter's value (a pinned counter that could not be scheduled keeps
  * what it counted while it was, and counts nothing more): a local one as
  * pmc_event_read_irqoff() reads it, any other through

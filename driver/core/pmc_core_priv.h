@@ -174,12 +174,47 @@ int pmc_event_attr(struct pmc_obj *pm, const struct pmc_op_pmcallocate *pa,
 struct perf_event *pmc_event_create(struct pmc_obj *pm, int cpu,
 				    struct task_struct *task, bool enabled);
 void pmc_event_release(struct perf_event *event);
-bool pmc_event_read_irqoff(struct perf_event *event, u64 *value);
 u64 pmc_event_read(struct perf_event *event);
 u64 pmc_event_ovf_period(const struct pmc_obj *pm, u64 value);
 int pmc_event_errno(int err);
 bool pmc_class_is_hw(u32 pmc_class);
 u64 pmc_tsc_read_cpu(int cpu);
+
+/*
+ * Can @event be read here without perf's locks? perf_event_read_local()'s
+ * rule, which a module cannot call (not exported): a counter of the
+ * calling thread, or one of this CPU, not inherited. With IRQs off such a
+ * counter can be neither scheduled in or out nor rotated, nor be active
+ * anywhere but here. Called with IRQs off.
+ */
+static inline bool pmc_event_is_local(struct perf_event *event)
+{
+	if (event->attr.inherit)
+		return false;
+	if (event->attach_state & PERF_ATTACH_TASK)
+		return event->hw.target == current;
+	return event->cpu == smp_processor_id();
+}
+
+/*
+ * A counter of the calling thread or of this CPU (the self-attached PMC,
+ * the system PMC of the reader's CPU) is read as perf_event_read_local()
+ * would: the PMU's read brings it up to date if it is active here, and a
+ * counter that is not active does not move. True with its value in
+ * *@value; false, nothing read, for any other counter. IRQs off (a reader
+ * of several takes them all in one pass, as perf reads a group). Inline:
+ * PMCREADSET and the self-read pages read each counter of a set with it.
+ */
+static inline bool pmc_event_read_irqoff(struct perf_event *event, u64 *value)
+{
+	if (!pmc_event_is_local(event))
+		return false;
+	if (READ_ONCE(event->oncpu) == smp_processor_id())
+		event->pmu->read(event);
+	*value = local64_read(&event->count) +
+		 atomic64_read(&event->child_count);
+	return true;
+}
 
 /* target.c: attach, detach, per-thread counters, fork/exit/exec work. */
 int pmc_target_init(void);
@@ -215,7 +250,6 @@ static inline struct pmc_obj *pmc_event_inherit_pmc(struct perf_event *event)
 
 void pmc_virtual_enable(struct pmc_obj *pm, bool enable);
 u64 pmc_virtual_read(struct pmc_obj *pm);
-bool pmc_virtual_read_irqoff(struct pmc_obj *pm, u64 *value);
 int pmc_virtual_set_period(struct pmc_obj *pm, u64 period);
 struct perf_event *pmc_virtual_self_event(struct pmc_obj *pm);
 bool pmc_virtual_only_owner(struct pmc_obj *pm);
@@ -225,6 +259,68 @@ void pmc_target_exit_probe(struct task_struct *task);
 void pmc_target_exec_probe(struct task_struct *task,
 			   struct linux_binprm *bprm);
 void pmc_target_switch_probe(struct task_struct *prev);
+
+/*
+ * What @thr's counter, read as @value, adds to its PMC's value. An inherited
+ * counter (pm->inherit) is never disabled: perf's children copy the state
+ * of the counter at fork and perf_event_disable() does not reach them, so
+ * PMCSTOP and PMCSTART move the value by arithmetic instead
+ * (pmc_virtual_enable()): running, the counter's value plus @inh_off;
+ * stopped, @inh_frozen. Owner's lock held.
+ */
+static inline u64 pmc_thr_adjust(const struct pmc_thr *thr, u64 value)
+{
+	if (!thr->tgt->pm->inherit)
+		return value;
+	return thr->inh_on ? value + thr->inh_off : thr->inh_frozen;
+}
+
+/*
+ * Add what @pm's live counters count now to *@sum, each read by
+ * pmc_event_read() or, with @irqoff (IRQs off), by pmc_event_read_irqoff():
+ * then false, *@sum untouched, at the first that is not the caller's.
+ * Owner's lock held. Always inline: each caller gets the loop for its
+ * constant @irqoff (PMCREADSET's pass runs it for every PMC of a set).
+ */
+static __always_inline bool pmc_virtual_sum_live(struct pmc_obj *pm,
+						 bool irqoff, u64 *sum)
+{
+	struct pmc_target *tgt;
+	struct pmc_thr *thr;
+	u64 v, total = *sum;
+
+	list_for_each_entry(tgt, &pm->targets, pm_link) {
+		list_for_each_entry(thr, &tgt->threads, tgt_link) {
+			if (!irqoff)
+				v = pmc_event_read(thr->event);
+			else if (!pmc_event_read_irqoff(thr->event, &v))
+				return false;
+			v = pmc_thr_adjust(thr, v);
+			pmc_dbg(PMC_DBG_MD, PMC_DBG_READ, pm->id,
+				task_pid_nr(thr->task), -1, v);
+			total += v;
+		}
+	}
+	*sum = total;
+	return true;
+}
+
+/*
+ * pmc_virtual_read() in a reader's IRQs-off pass: true with the value when
+ * every counter it sums is the calling thread's and none has ended (their
+ * prune may sleep); false, for pmc_virtual_read() to read it, otherwise.
+ * Owner's lock held, IRQs off. Inline: PMCREADSET's pass (core.c) calls
+ * it for every PMC of a set.
+ */
+static inline bool pmc_virtual_read_irqoff(struct pmc_obj *pm, u64 *value)
+{
+	u64 sum = pm->accum;
+
+	if (!list_empty(&pm->inh_ended) || !pmc_virtual_sum_live(pm, true, &sum))
+		return false;
+	*value = sum;
+	return true;
+}
 
 /*
  * snapshot.c: PMC_F_SNAPSHOT records. Process context, owner's lock held,

@@ -237,21 +237,6 @@ static struct pmc_target *pmc_target_find(struct pmc_obj *pm, struct pid *pid,
 	return NULL;
 }
 
-/*
- * What @thr's counter, read as @value, adds to its PMC's value. An inherited
- * counter (pm->inherit) is never disabled: perf's children copy the state
- * of the counter at fork and perf_event_disable() does not reach them, so
- * PMCSTOP and PMCSTART move the value by arithmetic instead
- * (pmc_virtual_enable()): running, the counter's value plus @inh_off;
- * stopped, @inh_frozen. Owner's lock held.
- */
-static u64 pmc_thr_adjust(const struct pmc_thr *thr, u64 value)
-{
-	if (!thr->tgt->pm->inherit)
-		return value;
-	return thr->inh_on ? value + thr->inh_off : thr->inh_frozen;
-}
-
 /* What @thr's counter @event adds now. Owner's lock held, process context. */
 static u64 pmc_thr_value(struct pmc_thr *thr, struct perf_event *event)
 {
@@ -926,36 +911,6 @@ void pmc_virtual_enable(struct pmc_obj *pm, bool enable)
 		pmc_book_enable(pm, true);
 }
 
-/*
- * Add what @pm's live counters count now to *@sum, each read by
- * pmc_event_read() or, with @irqoff (IRQs off), by pmc_event_read_irqoff():
- * then false, *@sum untouched, at the first that is not the caller's.
- * Owner's lock held. Always inline: each caller gets the loop for its
- * constant @irqoff (PMCREADSET's pass runs it for every PMC of a set).
- */
-static __always_inline bool pmc_virtual_sum_live(struct pmc_obj *pm,
-						 bool irqoff, u64 *sum)
-{
-	struct pmc_target *tgt;
-	struct pmc_thr *thr;
-	u64 v, total = *sum;
-
-	list_for_each_entry(tgt, &pm->targets, pm_link) {
-		list_for_each_entry(thr, &tgt->threads, tgt_link) {
-			if (!irqoff)
-				v = pmc_event_read(thr->event);
-			else if (!pmc_event_read_irqoff(thr->event, &v))
-				return false;
-			v = pmc_thr_adjust(thr, v);
-			pmc_dbg(PMC_DBG_MD, PMC_DBG_READ, pm->id,
-				task_pid_nr(thr->task), -1, v);
-			total += v;
-		}
-	}
-	*sum = total;
-	return true;
-}
-
 /* @pm's value. Owner's lock held, process context. */
 u64 pmc_virtual_read(struct pmc_obj *pm)
 {
@@ -968,22 +923,6 @@ u64 pmc_virtual_read(struct pmc_obj *pm)
 		value += pmc_thr_value(thr, thr->event);
 	pmc_virtual_sum_live(pm, false, &value);
 	return value;
-}
-
-/*
- * pmc_virtual_read() in a reader's IRQs-off pass: true with the value when
- * every counter it sums is the calling thread's and none has ended (their
- * prune may sleep); false, for pmc_virtual_read() to read it, otherwise.
- * Owner's lock held, IRQs off.
- */
-bool pmc_virtual_read_irqoff(struct pmc_obj *pm, u64 *value)
-{
-	u64 sum = pm->accum;
-
-	if (!list_empty(&pm->inh_ended) || !pmc_virtual_sum_live(pm, true, &sum))
-		return false;
-	*value = sum;
-	return true;
 }
 
 int pmc_virtual_set_period(struct pmc_obj *pm, u64 period)
