@@ -968,6 +968,24 @@ efault:
 }
 
 /*
+ * The PMC @id of @po for a set read: the one after @prev (the set's last
+ * one found) first, as a set's PMCs are usually allocated in a row and
+ * read in that order, then any. Owner's lock held.
+ */
+static struct pmc_obj *pmc_find_set_pmc(struct pmc_owner *po,
+					struct pmc_obj *prev, u32 id)
+{
+	struct pmc_obj *next;
+
+	if (prev && !list_is_last(&prev->owner_link, &po->pmcs)) {
+		next = list_next_entry(prev, owner_link);
+		if (next->id == id)
+			return next;
+	}
+	return pmc_find_pmc(po, id);
+}
+
+/*
  * PMCREADSET: up to PMC_READSET_MAX PMCs of the caller, all checked before
  * any is read, with one CLOCK_MONOTONIC timestamp.
  */
@@ -998,7 +1016,8 @@ long pmc_op_pmcreadset(struct pmc_file *pf, void __user *arg)
 	if (IS_ERR_OR_NULL(po))
 		return po ? PTR_ERR(po) : -ESRCH;
 	for (i = 0; i < rs.pm_count && !ret; i++) {
-		set[i].pm = pmc_find_pmc(po, ids[i]);
+		set[i].pm = pmc_find_set_pmc(po, i ? set[i - 1].pm : NULL,
+					     ids[i]);
 		if (!set[i].pm)
 			ret = -EINVAL;
 	}
