@@ -413,8 +413,9 @@ static bool pmc_snap_thr_stopped(struct pmc_thr *thr)
  */
 void pmc_snap_switch_probe(struct task_struct *prev)
 {
-	struct pmc_snap_due due[PMC_SNAP_DUE_MAX];
-	struct pmc_snap_due stopped[PMC_SNAP_DUE_MAX];
+	/* Entries [0, n) only are read: not zeroed at every switch. */
+	struct pmc_snap_due due[PMC_SNAP_DUE_MAX] __uninitialized;
+	struct pmc_snap_due stopped[PMC_SNAP_DUE_MAX] __uninitialized;
 	struct perf_event *event;
 	struct pmc_obj *pm;
 	struct pmc_thr *thr;
