@@ -203,7 +203,7 @@ static inline bool pmc_event_is_local(struct perf_event *event)
  * counter that is not active does not move. True with its value in
  * *@value; false, nothing read, for any other counter. IRQs off (a reader
  * of several takes them all in one pass, as perf reads a group). Inline:
- * PMCREADSET and the self-read pages read each counter of a set with it.
+ * PMCREADSET's pass (core.c) reads each counter of a set with it.
  */
 static inline bool pmc_event_read_irqoff(struct perf_event *event, u64 *value)
 {
