@@ -44,6 +44,19 @@ static void setup(struct ctx *c, enum fake_machine m, int nreqs)
 				 i);
 }
 
+/* Requests 0 .. @n - 1 of @buf hold @want. */
+static void assert_values(cpc_t *cpc, cpc_buf_t *buf, const uint64_t *want,
+			  int n)
+{
+	uint64_t v;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		ck_assert_int_eq(cpc_buf_get(cpc, buf, i, &v), 0);
+		ck_assert_uint_eq(v, want[i]);
+	}
+}
+
 START_TEST(curlwp_allocates_one_thread_pmc_per_request_and_a_tick)
 {
 	struct ctx c;
@@ -211,7 +224,6 @@ START_TEST(sample_reads_the_set_once_with_one_timestamp)
 {
 	struct ctx c;
 	cpc_buf_t *buf;
-	uint64_t v;
 
 	setup(&c, FAKE_SOFT, 3);
 	buf = cpc_buf_create(c.cpc, c.set);
@@ -222,12 +234,7 @@ START_TEST(sample_reads_the_set_once_with_one_timestamp)
 	ck_assert_int_eq(cpc_set_sample(c.cpc, c.set, buf), 0);
 	ck_assert_int_eq(c.fp.readsets, 1);
 	ck_assert_uint_eq(c.fp.last_readset_count, 4);
-	cpc_buf_get(c.cpc, buf, 0, &v);
-	ck_assert_uint_eq(v, 5);
-	cpc_buf_get(c.cpc, buf, 1, &v);
-	ck_assert_uint_eq(v, 105);
-	cpc_buf_get(c.cpc, buf, 2, &v);
-	ck_assert_uint_eq(v, 205);
+	assert_values(c.cpc, buf, (const uint64_t[]){ 5, 105, 205 }, 3);
 	ck_assert_uint_eq(cpc_buf_tick(c.cpc, buf), 5);
 	ck_assert_int_eq(cpc_buf_hrtime(c.cpc, buf), 987654321);
 	cpc_close(c.cpc);
@@ -329,7 +336,6 @@ START_TEST(a_request_counting_nothing_between_two_leaves_them_in_place)
 {
 	struct ctx c;
 	cpc_buf_t *buf;
-	uint64_t v;
 
 	setup(&c, FAKE_SOFT, 0);
 	cpc_set_add_request(c.cpc, c.set, "page-faults", 10, CPC_COUNT_USER,
@@ -342,12 +348,7 @@ START_TEST(a_request_counting_nothing_between_two_leaves_them_in_place)
 	ck_assert(!c.set->sample_direct);
 	fake_advance(&c.fp, 7);
 	ck_assert_int_eq(cpc_set_sample(c.cpc, c.set, buf), 0);
-	cpc_buf_get(c.cpc, buf, 0, &v);
-	ck_assert_uint_eq(v, 17);
-	cpc_buf_get(c.cpc, buf, 1, &v);
-	ck_assert_uint_eq(v, 42);
-	cpc_buf_get(c.cpc, buf, 2, &v);
-	ck_assert_uint_eq(v, 27);
+	assert_values(c.cpc, buf, (const uint64_t[]){ 17, 42, 27 }, 3);
 	ck_assert_uint_eq(cpc_buf_tick(c.cpc, buf), 7);
 	cpc_close(c.cpc);
 }
