@@ -738,39 +738,18 @@ static int set_read(cpc_t *cpc, cpc_set_t *set, uint64_t *vals, uint64_t *ts,
 			      ts);
 }
 
-int cpc_set_sample(cpc_t *cpc, cpc_set_t *set, cpc_buf_t *buf)
+/*
+ * Read @set by slot into @vals, then give each request of @buf its value
+ * (a request without a PMC its preset) and the overflowed ones' bits.
+ */
+static int sample_by_slot(cpc_t *cpc, cpc_set_t *set, cpc_buf_t *buf,
+			  uint64_t *vals, uint64_t *ts)
 {
-	uint64_t vals[PMC_READSET_MAX], ts = 0, mask;
+	uint64_t mask;
 	bool from_record;
 	int i;
 
-	if (!cpc_set_valid(cpc, set) || !buf || buf->magic != CPC_BUF_MAGIC ||
-	    buf->cpc != cpc || buf->set != set || buf->nreqs != set->nreqs ||
-	    set->bind == CPC_BIND_NONE) {
-		errno = EINVAL;
-		return -1;
-	}
-	/* A set bound to an LWP can be sampled by that LWP only. */
-	if (set->bind == CPC_BIND_LWP && set->tid != cpc_gettid()) {
-		errno = EINVAL;
-		return -1;
-	}
-	if (set->bind == CPC_BIND_CPU && !cpu_still_bound(set)) {
-		errno = EAGAIN;
-		return -1;
-	}
-	/* The usual set: the values go to the buffer without a copy. */
-	if (set->sample_direct && !set->has_ovf && !set->sr.pg) {
-		if (pmcdev_readset(cpc_fd(cpc), (unsigned int)set->nids,
-				   set->ids, buf->vals, &ts) < 0)
-			return -1;
-		buf->ovf_mask = 0;
-		buf->tick = set->tick_slot >= 0 ?
-			    buf->vals[set->tick_slot] + set->tick_base : 0;
-		buf->hrtime = (hrtime_t)ts;
-		return 0;
-	}
-	if (set_read(cpc, set, vals, &ts, &mask, &from_record) < 0)
+	if (set_read(cpc, set, vals, ts, &mask, &from_record) < 0)
 		return -1;
 	buf->ovf_mask = 0;
 	for (i = 0; i < set->nreqs; i++) {
@@ -788,8 +767,43 @@ int cpc_set_sample(cpc_t *cpc, cpc_set_t *set, cpc_buf_t *buf)
 		    r->bound_preset && buf->vals[i] < r->bound_preset)
 			buf->ovf_mask |= 1ULL << i;
 	}
+	return 0;
+}
+
+int cpc_set_sample(cpc_t *cpc, cpc_set_t *set, cpc_buf_t *buf)
+{
+	uint64_t vals[PMC_READSET_MAX], *src = vals, ts = 0;
+
+	if (!cpc_set_valid(cpc, set) || !buf || buf->magic != CPC_BUF_MAGIC ||
+	    buf->cpc != cpc || buf->set != set || buf->nreqs != set->nreqs ||
+	    set->bind == CPC_BIND_NONE) {
+		errno = EINVAL;
+		return -1;
+	}
+	/* A set bound to an LWP can be sampled by that LWP only. */
+	if (set->bind == CPC_BIND_LWP && set->tid != cpc_gettid()) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (set->bind == CPC_BIND_CPU && !cpu_still_bound(set)) {
+		errno = EAGAIN;
+		return -1;
+	}
+	/*
+	 * The usual set (set_sample_direct(): no overflow request either)
+	 * is read straight into the buffer; any other by slot, then copied.
+	 */
+	if (set->sample_direct && !set->sr.pg) {
+		src = buf->vals;
+		if (pmcdev_readset(cpc_fd(cpc), (unsigned int)set->nids,
+				   set->ids, src, &ts) < 0)
+			return -1;
+		buf->ovf_mask = 0;
+	} else if (sample_by_slot(cpc, set, buf, vals, &ts) < 0) {
+		return -1;
+	}
 	buf->tick = set->tick_slot >= 0 ?
-		    vals[set->tick_slot] + set->tick_base : 0;
+		    src[set->tick_slot] + set->tick_base : 0;
 	buf->hrtime = (hrtime_t)ts;
 	return 0;
 }

@@ -185,11 +185,7 @@ struct __cpc_set {
 	/* Linux extensions (issue 12). */
 	uint32_t	period_us;	/* cpc_set_sample_period(); 0: none */
 	bool		has_ovf;	/* a request asks for CPC_OVF_NOTIFY_EMT */
-	/*
-	 * Request i reads ids[i], the tick (if any) the slot after them or
-	 * a request's, and no request asks for CPC_OVF_NOTIFY_EMT:
-	 * cpc_set_sample() has PMCREADSET write into the buffer itself.
-	 */
+	/* PMCREADSET writes into the buffer (set_sample_direct()) */
 	bool		sample_direct;
 	struct cpc_ringsub *sub;	/* while bound and reading the ring */
 	struct cpc_selfread sr;		/* LWP: the self-read page, if mapped */
