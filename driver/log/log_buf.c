@@ -143,8 +143,8 @@ void pmc_log_pool_destroy(struct pmc_log_state *log)
 }
 
 /*
- * Ask for a publishing pass: soon, or at once when a buffer filled up.
- * Through irq_work, since the callers may hold the rq lock (sched_switch),
+ * Ask for a publishing pass: soon, or at once when a buffer filled up (on
+ * PREEMPT_RT too, see pmc_irq_work_raise()). Through irq_work, since the callers may hold the rq lock (sched_switch),
  * where queueing work could wake a worker. Any context but NMI.
  *
  * A dying CPU (already out of cpu_online_mask) runs its irq_works one
@@ -163,8 +163,12 @@ static void pmc_log_kick(struct pmc_log_state *log, bool urgent)
 	else if (delayed_work_pending(&log->pub_work))
 		return;		/* the pending pass will see the record */
 	preempt_disable();
-	if (likely(cpu_online(smp_processor_id())))
-		irq_work_queue(&log->kick);
+	if (likely(cpu_online(smp_processor_id()))) {
+		if (urgent)
+			pmc_irq_work_raise(&log->kick);
+		else
+			irq_work_queue(&log->kick);
+	}
 	preempt_enable();
 }
 

@@ -338,6 +338,12 @@ void pmc_sample_flush(void);
  */
 void pmc_sample_sync(void);
 /*
+ * irq_work_queue(@work) on this CPU, and the irq_work interrupt at once to
+ * run it, also on PREEMPT_RT where @work (not hard) could otherwise wait
+ * for the tick behind another work. NMI-safe.
+ */
+void pmc_irq_work_raise(struct irq_work *work);
+/*
  * The pl_tsc of the oldest entry still in a sample ring (any CPU, any
  * owner), or U64_MAX: records later than it wait for the next publishing
  * pass, so that the drain's records keep the stream in pl_tsc order.

@@ -106,6 +106,8 @@ struct pmc_sample {
  * @entries:	nsamples entries of @stride bytes
  * @lazy:	the drain at the CPU's next tick (IRQ_WORK_LAZY)
  * @now:	the same drain at once (a self-IPI, or an IPI's irq_work)
+ * @wake:	on PREEMPT_RT, raises the irq_work interrupt for the CPU's
+ *		other works (IRQ_WORK_INIT_HARD; pmc_irq_work_raise())
  *
  * Both works run the drain on the ring's CPU and never beside each other:
  * in hard IRQ with IRQs off (the tick, the irq_work interrupt, or a CPU's
@@ -126,6 +128,7 @@ struct pmc_sample_ring {
 	u8 *entries;
 	struct irq_work lazy;
 	struct irq_work now;
+	struct irq_work wake;
 };
 
 static DEFINE_PER_CPU(struct pmc_sample_ring, pmc_sample_rings);
@@ -139,6 +142,29 @@ static inline struct pmc_sample *pmc_sample_at(struct pmc_sample_ring *ring,
 }
 
 static void pmc_sample_commit(struct pmc_sample_ring *ring, bool now);
+
+/*
+ * Queue @work on this CPU and have it run at once: the irq_work interrupt
+ * (a self-IPI) runs it. NMI-safe; the urgent kicks of the sample drain
+ * and of a log's publication.
+ *
+ * On PREEMPT_RT a work that is not IRQ_WORK_INIT_HARD joins the CPU's lazy
+ * list, which the irq_work kthread runs, and irq_work_queue() raises the
+ * interrupt only when it finds that list empty. Behind a work already
+ * there (a ring's lazy drain, or anyone's) it waited for the next tick: a
+ * full ring lost samples, and a MAP_IN's task_work came after its task had
+ * gone back to user space and unmapped the file. The interrupt of a hard
+ * work wakes the kthread (irq_work_run()): the ring's @wake does nothing
+ * else.
+ */
+void pmc_irq_work_raise(struct irq_work *work)
+{
+	preempt_disable();
+	irq_work_queue(work);
+	if (IS_ENABLED(CONFIG_PREEMPT_RT))
+		irq_work_queue(this_cpu_ptr(&pmc_sample_rings.wake));
+	preempt_enable();
+}
 
 /*
  * The next free entry of this CPU's @ring, or NULL when the ring is full.
@@ -172,7 +198,7 @@ static struct pmc_sample *pmc_sample_reserve(struct pmc_sample_ring *ring)
  *
  * On PREEMPT_RT both works are run by the CPU's irq_work kthread: the lazy
  * one is woken by the tick (irq_work_tick()), the immediate one by the
- * irq_work interrupt.
+ * irq_work interrupt (pmc_irq_work_raise()).
  */
 static void pmc_sample_commit(struct pmc_sample_ring *ring, bool now)
 {
@@ -197,7 +223,7 @@ again:
 		return;
 	}
 	WRITE_ONCE(ring->urgent, false);
-	irq_work_queue(&ring->now);
+	pmc_irq_work_raise(&ring->now);
 }
 
 /* ------------------------------------------------------------ capture */
@@ -431,6 +457,15 @@ static void pmc_sample_drain_now(struct irq_work *work)
 }
 
 /*
+ * @wake's work: hard IRQ on the ring's CPU, also on PREEMPT_RT. Its
+ * interrupt's irq_work_run() wakes the irq_work kthread when the CPU's
+ * lazy list holds a work.
+ */
+static void pmc_sample_wake_fn(struct irq_work *work)
+{
+}
+
+/*
  * Does @ring hold entries not yet staged? Any context, any CPU: the acquire
  * of @cons pairs with the drain's release, so what the drain staged for the
  * entries before @cons is visible to a caller that finds none.
@@ -499,7 +534,7 @@ static void pmc_sample_kick(void *info)
 {
 	struct pmc_sample_ring *ring = info;
 
-	irq_work_queue(&ring->now);
+	pmc_irq_work_raise(&ring->now);
 }
 
 /*
@@ -589,6 +624,7 @@ int pmc_sample_init(void)
 		ring->stride = stride;
 		init_irq_work(&ring->now, pmc_sample_drain_now);
 		ring->lazy = IRQ_WORK_INIT_LAZY(pmc_sample_drain_lazy);
+		ring->wake = IRQ_WORK_INIT_HARD(pmc_sample_wake_fn);
 		ring->entries = kvzalloc_node((size_t)stride * pmc_nsamples,
 					      GFP_KERNEL, cpu_to_node(cpu));
 		if (!ring->entries)
@@ -608,6 +644,7 @@ void pmc_sample_exit(void)
 	for_each_possible_cpu(cpu) {
 		struct pmc_sample_ring *ring = per_cpu_ptr(&pmc_sample_rings, cpu);
 
+		irq_work_sync(&ring->wake);
 		irq_work_sync(&ring->lazy);
 		irq_work_sync(&ring->now);
 		kvfree(ring->entries);
