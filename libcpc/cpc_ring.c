@@ -87,7 +87,7 @@ int cpc_ring_subscribe(cpc_t *cpc, cpc_set_t *set, pid_t tid)
 	if (ret < 0)
 		return -1;
 	sub = calloc(1, sizeof(*sub) +
-		     (size_t)CPC_SNAPQ_LEN * (size_t)set->nids * sizeof(uint64_t));
+		     (size_t)CPC_SNAPQ_SLOTS * (size_t)set->nids * sizeof(uint64_t));
 	if (!sub) {
 		errno = ENOMEM;
 		return -1;
@@ -96,6 +96,7 @@ int cpc_ring_subscribe(cpc_t *cpc, cpc_set_t *set, pid_t tid)
 	sub->tid = (uint32_t)tid;
 	sub->nids = set->nids;
 	sub->all_slots = set->nids >= 64 ? ~0ULL : (1ULL << set->nids) - 1;
+	sub->asm_vals = sub->q_vals;
 	memcpy(sub->ids, set->ids, (size_t)set->nids * sizeof(uint32_t));
 	ring_claim_wait(cpc);
 	for (i = 0; i < cpc->ring->nsubs; i++)
@@ -183,22 +184,24 @@ static inline int slot_of(const struct cpc_ringsub *sub, uint32_t pmcid)
 	return -1;
 }
 
-/* The snapshot @sub rebuilt goes to the end of its queue, the oldest out. */
+/*
+ * The snapshot @sub rebuilt, already in its queue slot, joins the queue
+ * (the oldest out when it is full), and the next one is rebuilt in the
+ * slot after it: the slot of the one dropped, if any. Its first record is
+ * likely for slot 0.
+ */
 static void queue_push(struct cpc_ringsub *sub)
 {
-	unsigned int at;
-
 	if (sub->q_len == CPC_SNAPQ_LEN) {
-		sub->q_head = (sub->q_head + 1) % CPC_SNAPQ_LEN;
-		sub->q_len--;
+		sub->q_head = cpc_snapq_next(sub->q_head);
 		sub->q_dropped++;
+	} else {
+		sub->q_len++;
 	}
-	at = (sub->q_head + sub->q_len) % CPC_SNAPQ_LEN;
-	sub->q_tsc[at] = sub->asm_tsc;
-	sub->q_cpu[at] = sub->asm_cpu;
-	memcpy(&sub->q_vals[(size_t)at * (size_t)sub->nids], sub->asm_vals,
-	       (size_t)sub->nids * sizeof(uint64_t));
-	sub->q_len++;
+	sub->q_tsc[sub->q_asm] = sub->asm_tsc;
+	sub->q_asm = cpc_snapq_next(sub->q_asm);
+	sub->asm_vals = &sub->q_vals[(size_t)sub->q_asm * (size_t)sub->nids];
+	sub->asm_next = 0;
 }
 
 /*
@@ -209,9 +212,9 @@ static void queue_push(struct cpc_ringsub *sub)
  * is dated by the latest; a PMC that sends a second record first means
  * records were lost (the older instant is dropped and counted), as does a
  * DROPNOTIFY (every set starts over). Inline in the reader's loop: it runs
- * for nearly every record.
+ * for nearly every record. True when a snapshot was queued.
  */
-static inline void on_snapshot(struct cpc_ring *r,
+static inline bool on_snapshot(struct cpc_ring *r,
 			       const struct pmclog_snapshot *s)
 {
 	struct cpc_ringsub *sub = sub_of(r, s->pl_group);
@@ -219,7 +222,7 @@ static inline void on_snapshot(struct cpc_ring *r,
 	int slot;
 
 	if (!sub || (slot = slot_of(sub, s->pl_pmcid)) < 0)
-		return;
+		return false;
 	sub->asm_next = slot + 1;
 	bit = 1ULL << slot;
 	have = sub->asm_have;
@@ -227,20 +230,17 @@ static inline void on_snapshot(struct cpc_ring *r,
 		sub->incomplete++;
 		have = 0;
 	}
-	if (!have) {
+	if (!have || s->pl_hdr.pl_tsc > sub->asm_tsc)
 		sub->asm_tsc = s->pl_hdr.pl_tsc;
-		sub->asm_cpu = s->pl_cpu;
-	} else if (s->pl_hdr.pl_tsc > sub->asm_tsc) {
-		sub->asm_tsc = s->pl_hdr.pl_tsc;
-	}
 	sub->asm_vals[slot] = s->pl_value;
 	have |= bit;
 	if (have != sub->all_slots) {
 		sub->asm_have = have;
-		return;
+		return false;
 	}
 	sub->asm_have = 0;
 	queue_push(sub);
+	return true;
 }
 
 /* An OVERFLOW record: the set stopped; which PMCs overflowed, the values. */
@@ -303,15 +303,15 @@ static void dispatch_other(struct cpc_ring *r, const void *rec, size_t len)
 	}
 }
 
-static inline void dispatch(struct cpc_ring *r, const void *rec, size_t len)
+/* A record. True when it completed a snapshot (and queued it). */
+static inline bool dispatch(struct cpc_ring *r, const void *rec, size_t len)
 {
 	if (PMCLOG_HEADER_TO_TYPE(((const struct pmclog_header *)rec)->pl_header) ==
-	    PMCLOG_TYPE_SNAPSHOT) {
-		if (len >= sizeof(struct pmclog_snapshot))
-			on_snapshot(r, rec);
-	} else {
-		dispatch_other(r, rec, len);
-	}
+	    PMCLOG_TYPE_SNAPSHOT)
+		return len >= sizeof(struct pmclog_snapshot) &&
+		       on_snapshot(r, rec);
+	dispatch_other(r, rec, len);
+	return false;
 }
 
 /*
@@ -334,15 +334,16 @@ static int ring_read(struct cpc_ring *r, const struct cpc_ringsub *sub)
 	size_t span, off;
 	uint32_t len;
 	int n = 0, ret = 0;
+	bool full;
 
 	for (;;) {
 		span = pmcdev_ring_span(&r->rd, &p);
 		for (off = 0; off < span &&
 		     (len = pmcdev_ring_span_rec(p + off, span - off));
 		     off += len) {
-			dispatch(r, p + off, len);
 			n++;
-			if (sub && sub->q_len == CPC_SNAPQ_LEN) {
+			if (dispatch(r, p + off, len) && sub &&
+			    sub->q_len == CPC_SNAPQ_LEN) {
 				pmcdev_ring_advance(&r->rd, (uint32_t)(off + len));
 				goto out;
 			}
@@ -355,11 +356,11 @@ static int ring_read(struct cpc_ring *r, const struct cpc_ringsub *sub)
 				       &len, &err);
 		if (ret <= 0)
 			break;
-		if (rec)
-			dispatch(r, rec, len);
+		full = rec && dispatch(r, rec, len) && sub &&
+		       sub->q_len == CPC_SNAPQ_LEN;
 		pmcdev_ring_advance(&r->rd, len);
 		n++;
-		if (sub && sub->q_len == CPC_SNAPQ_LEN)
+		if (full)
 			break;
 	}
 out:

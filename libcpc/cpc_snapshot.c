@@ -28,10 +28,17 @@ static void fill_from_queue(const cpc_set_t *set, const struct cpc_ringsub *sub,
 	const uint64_t *v = &sub->q_vals[(size_t)at * (size_t)sub->nids];
 	int i;
 
-	for (i = 0; i < set->nreqs; i++) {
-		const struct cpc_req *r = &set->reqs[i];
+	if (set->sample_direct) {
+		/* Request i reads slot i (the usual set). */
+		for (i = 0; i < set->nreqs; i++)
+			buf->vals[i] = v[i];
+	} else {
+		for (i = 0; i < set->nreqs; i++) {
+			const struct cpc_req *r = &set->reqs[i];
 
-		buf->vals[i] = r->slot >= 0 ? v[r->slot] : r->bound_preset;
+			buf->vals[i] = r->slot >= 0 ? v[r->slot] :
+						      r->bound_preset;
+		}
 	}
 	buf->tick = set->tick_slot >= 0 ? v[set->tick_slot] + set->tick_base : 0;
 	buf->hrtime = (hrtime_t)sub->q_tsc[at];
@@ -63,7 +70,7 @@ int cpc_snapshot_next(cpc_t *cpc, cpc_set_t *set, cpc_buf_t *buf)
 		(void)cpc_ring_read_for(cpc, set);
 	if (sub->q_len) {
 		fill_from_queue(set, sub, sub->q_head, buf);
-		sub->q_head = (sub->q_head + 1) % CPC_SNAPQ_LEN;
+		sub->q_head = cpc_snapq_next(sub->q_head);
 		sub->q_len--;
 		got = true;
 	}

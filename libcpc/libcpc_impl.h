@@ -89,31 +89,41 @@ struct cpc_req {
  * flag, and read by the set's users under that flag too.
  */
 #define CPC_SNAPQ_LEN		64	/* complete snapshots kept per set */
+/* The queue's slots: its snapshots and the one being rebuilt. */
+#define CPC_SNAPQ_SLOTS		(CPC_SNAPQ_LEN + 1)
 struct cpc_ringsub {
 	uint32_t	group;
 	uint32_t	tid;		/* OVERFLOW records of this thread (0: any) */
 	int		nids;
 	uint32_t	ids[PMC_READSET_MAX];
 	uint64_t	all_slots;	/* a bit per slot of ids[] */
-	/* The snapshot being rebuilt. */
+	/*
+	 * The snapshot being rebuilt, in the queue's slot after its last
+	 * snapshot (q_asm): a complete one is queued without a copy.
+	 */
 	uint64_t	asm_tsc;
 	uint64_t	asm_have;	/* bit per slot of ids[] received */
 	int		asm_next;	/* the slot the next record is likely for */
-	uint32_t	asm_cpu;
-	uint64_t	asm_vals[PMC_READSET_MAX];
+	unsigned int	q_asm;		/* its slot of the queue */
+	uint64_t	*asm_vals;	/* q_vals of slot q_asm */
 	uint64_t	incomplete;	/* snapshots abandoned with a record missing */
 	/* Complete snapshots, oldest at q_head. */
 	unsigned int	q_head, q_len;
 	uint64_t	q_dropped;	/* the oldest dropped: the queue was full */
-	uint64_t	q_tsc[CPC_SNAPQ_LEN];
-	uint32_t	q_cpu[CPC_SNAPQ_LEN];
+	uint64_t	q_tsc[CPC_SNAPQ_SLOTS];
 	/* The last OVERFLOW record, until cpc_set_restart(). */
 	bool		ovf_valid;
 	uint64_t	ovf_after;	/* cpc_set_restart(): older records are stale */
 	uint64_t	ovf_tsc, ovf_ip, ovf_mask;	/* mask: slots of ids[] */
 	uint64_t	ovf_vals[PMC_READSET_MAX];
-	uint64_t	q_vals[];	/* CPC_SNAPQ_LEN * nids */
+	uint64_t	q_vals[];	/* CPC_SNAPQ_SLOTS * nids */
 };
+
+/* The queue slot after @at. */
+static inline unsigned int cpc_snapq_next(unsigned int at)
+{
+	return at + 1 == CPC_SNAPQ_SLOTS ? 0 : at + 1;
+}
 
 /*
  * The handle's mmap'd record ring (one per handle: its /dev/pmc file is the
