@@ -14,6 +14,11 @@
 #                         of every row run with each build in turns, the
 #                         module swapped between them; the ratio is this
 #                         tree / REV (build/bench/compare/)
+#   make bench-icount     the whole table in a one-CPU x86 guest whose clock
+#                         counts instructions (QEMU -icount shift=0, as the
+#                         arm64 guest's): exact and repeatable, free of the
+#                         emulator's own costs; QUICK=short by default
+#                         (build/bench/icount/)
 #   bench-smoke           check step: QUICK=1 in its own short VM boot, one
 #                         TAP line per benchmark ("ok N bench NAME runs")
 #
@@ -40,7 +45,7 @@ BENCH_SMOKE_TIMEOUT ?= 600
 BENCH_SMOKE_SMP ?= 4
 QUICK ?= 0
 
-.PHONY: bench bench-progs bench-smoke bench-compare bench-smp
+.PHONY: bench bench-progs bench-smoke bench-compare bench-smp bench-icount
 ALL_TARGETS += bench-progs
 CHECK_STEPS += bench-smoke
 CLEAN_FILES += $(BENCH_OUT)
@@ -81,6 +86,16 @@ endef
 bench: module libcpc bench-progs
 	@$(call bench_vm,$(BENCH_OUT),$(QUICK),$(BENCH_TIMEOUT)); st=$$?; \
 	$(call bench_tables,$(BENCH_OUT),bench)
+
+# bench-icount: under -icount the x86 guest's second CPU never comes up
+# (the boot stops at "Booting SMP configuration"), so one CPU: rows that
+# need two run with one, and the sampling rows' readers (perf record's,
+# pmc's log writer) share the program's CPU on both sides.
+BENCH_ICOUNT_OUT := $(BENCH_OUT)/icount
+bench-icount: module libcpc bench-progs
+	@export PMC_VM_QEMU_ARGS="-icount shift=0 $(PMC_VM_QEMU_ARGS)"; \
+	$(call bench_vm,$(BENCH_ICOUNT_OUT),$(or $(QUICK),short),$(BENCH_TIMEOUT),--smp 1); st=$$?; \
+	$(call bench_tables,$(BENCH_ICOUNT_OUT),bench-icount)
 
 # bench-smp: the many-CPU rows (system scope on every CPU, cpcstat cpu on
 # one ring) and the scale rows up to 10,000 threads, in a guest of
