@@ -740,7 +740,7 @@ static int set_read(cpc_t *cpc, cpc_set_t *set, uint64_t *vals, uint64_t *ts,
 
 /*
  * Read @set by slot into @vals, then give each request of @buf its value
- * (a request without a PMC its preset) and the overflowed ones' bits.
+ * and the tick (cpc_buf_fill()), and the overflowed ones' bits.
  */
 static int sample_by_slot(cpc_t *cpc, cpc_set_t *set, cpc_buf_t *buf,
 			  uint64_t *vals, uint64_t *ts)
@@ -751,11 +751,11 @@ static int sample_by_slot(cpc_t *cpc, cpc_set_t *set, cpc_buf_t *buf,
 
 	if (set_read(cpc, set, vals, ts, &mask, &from_record) < 0)
 		return -1;
+	cpc_buf_fill(set, buf, vals);
 	buf->ovf_mask = 0;
 	for (i = 0; i < set->nreqs; i++) {
 		const struct cpc_req *r = &set->reqs[i];
 
-		buf->vals[i] = r->slot >= 0 ? vals[r->slot] : r->bound_preset;
 		if (r->slot < 0 || !(r->flags & CPC_OVF_NOTIFY_EMT))
 			continue;
 		/*
@@ -772,7 +772,7 @@ static int sample_by_slot(cpc_t *cpc, cpc_set_t *set, cpc_buf_t *buf,
 
 int cpc_set_sample(cpc_t *cpc, cpc_set_t *set, cpc_buf_t *buf)
 {
-	uint64_t vals[PMC_READSET_MAX], *src = vals, ts = 0;
+	uint64_t vals[PMC_READSET_MAX], ts = 0;
 
 	if (!cpc_set_valid(cpc, set) || !buf || buf->magic != CPC_BUF_MAGIC ||
 	    buf->cpc != cpc || buf->set != set || buf->nreqs != set->nreqs ||
@@ -794,16 +794,14 @@ int cpc_set_sample(cpc_t *cpc, cpc_set_t *set, cpc_buf_t *buf)
 	 * is read straight into the buffer; any other by slot, then copied.
 	 */
 	if (set->sample_direct && !set->sr.pg) {
-		src = buf->vals;
 		if (pmcdev_readset(cpc_fd(cpc), (unsigned int)set->nids,
-				   set->ids, src, &ts) < 0)
+				   set->ids, buf->vals, &ts) < 0)
 			return -1;
+		buf->tick = cpc_set_tick(set, buf->vals);
 		buf->ovf_mask = 0;
 	} else if (sample_by_slot(cpc, set, buf, vals, &ts) < 0) {
 		return -1;
 	}
-	buf->tick = set->tick_slot >= 0 ?
-		    src[set->tick_slot] + set->tick_base : 0;
 	buf->hrtime = (hrtime_t)ts;
 	return 0;
 }

@@ -25,22 +25,7 @@ int cpc_set_sample_period(cpc_t *cpc, cpc_set_t *set, uint64_t usec)
 static void fill_from_queue(const cpc_set_t *set, const struct cpc_ringsub *sub,
 			    unsigned int at, cpc_buf_t *buf)
 {
-	const uint64_t *v = &sub->q_vals[(size_t)at * (size_t)sub->nids];
-	int i;
-
-	if (set->sample_direct) {
-		/* Request i reads slot i (the usual set). */
-		for (i = 0; i < set->nreqs; i++)
-			buf->vals[i] = v[i];
-	} else {
-		for (i = 0; i < set->nreqs; i++) {
-			const struct cpc_req *r = &set->reqs[i];
-
-			buf->vals[i] = r->slot >= 0 ? v[r->slot] :
-						      r->bound_preset;
-		}
-	}
-	buf->tick = set->tick_slot >= 0 ? v[set->tick_slot] + set->tick_base : 0;
+	cpc_buf_fill(set, buf, &sub->q_vals[(size_t)at * (size_t)sub->nids]);
 	buf->hrtime = (hrtime_t)sub->q_tsc[at];
 	buf->ovf_mask = 0;
 }

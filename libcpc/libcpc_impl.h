@@ -195,7 +195,7 @@ struct __cpc_set {
 	/* Linux extensions (issue 12). */
 	uint32_t	period_us;	/* cpc_set_sample_period(); 0: none */
 	bool		has_ovf;	/* a request asks for CPC_OVF_NOTIFY_EMT */
-	/* PMCREADSET writes into the buffer (set_sample_direct()) */
+	/* request i reads slot i, no overflow request (set_sample_direct()) */
 	bool		sample_direct;
 	struct cpc_ringsub *sub;	/* while bound and reading the ring */
 	struct cpc_selfread sr;		/* LWP: the self-read page, if mapped */
@@ -213,6 +213,36 @@ struct __cpc_buf {
 	uint64_t	ovf_mask;	/* requests that overflowed, by index */
 	uint64_t	vals[];		/* nreqs + 1: the tick's slot after them */
 };
+
+/* The tick of @set, from its values by slot of ids[] @v. */
+static inline uint64_t cpc_set_tick(const cpc_set_t *set, const uint64_t *v)
+{
+	return set->tick_slot >= 0 ? v[set->tick_slot] + set->tick_base : 0;
+}
+
+/*
+ * Give each request of @buf its value from @v, the values of @set by slot
+ * of ids[] (a request without a PMC: its preset), and the tick. Request i
+ * reads slot i in the usual set (sample_direct).
+ */
+static inline void cpc_buf_fill(const cpc_set_t *set, cpc_buf_t *buf,
+				const uint64_t *v)
+{
+	int i;
+
+	if (set->sample_direct) {
+		for (i = 0; i < set->nreqs; i++)
+			buf->vals[i] = v[i];
+	} else {
+		for (i = 0; i < set->nreqs; i++) {
+			const struct cpc_req *r = &set->reqs[i];
+
+			buf->vals[i] = r->slot >= 0 ? v[r->slot] :
+						      r->bound_preset;
+		}
+	}
+	buf->tick = cpc_set_tick(set, v);
+}
 
 /*
  * The handle. The counters' description and the event catalogue are
