@@ -144,8 +144,9 @@ void pmc_log_pool_destroy(struct pmc_log_state *log)
 
 /*
  * Ask for a publishing pass: soon, or at once when a buffer filled up (on
- * PREEMPT_RT too, see pmc_irq_work_raise()). Through irq_work, since the callers may hold the rq lock (sched_switch),
- * where queueing work could wake a worker. Any context but NMI.
+ * PREEMPT_RT too, see pmc_irq_work_raise()). Through irq_work, since the
+ * callers may hold the rq lock (sched_switch), where queueing work could
+ * wake a worker. Any context but NMI.
  *
  * A dying CPU (already out of cpu_online_mask) runs its irq_works one
  * last time, its sample ring's drain among them, and a kick that drain
