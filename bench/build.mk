@@ -17,8 +17,8 @@
 #   make bench-icount     the whole table in a one-CPU x86 guest whose clock
 #                         counts instructions (QEMU -icount shift=0, as the
 #                         arm64 guest's): exact and repeatable, free of the
-#                         emulator's own costs; QUICK=short by default
-#                         (build/bench/icount/)
+#                         emulator's own costs; full counts as make bench,
+#                         QUICK as there (build/bench/icount/)
 #   bench-smoke           check step: QUICK=1 in its own short VM boot, one
 #                         TAP line per benchmark ("ok N bench NAME runs")
 #
@@ -94,7 +94,7 @@ bench: module libcpc bench-progs
 BENCH_ICOUNT_OUT := $(BENCH_OUT)/icount
 bench-icount: module libcpc bench-progs
 	@export PMC_VM_QEMU_ARGS="-icount shift=0 $(PMC_VM_QEMU_ARGS)"; \
-	$(call bench_vm,$(BENCH_ICOUNT_OUT),$(or $(QUICK),short),$(BENCH_TIMEOUT),--smp 1); st=$$?; \
+	$(call bench_vm,$(BENCH_ICOUNT_OUT),$(QUICK),$(BENCH_TIMEOUT),--smp 1); st=$$?; \
 	$(call bench_tables,$(BENCH_ICOUNT_OUT),bench-icount)
 
 # bench-smp: the many-CPU rows (system scope on every CPU, cpcstat cpu on
