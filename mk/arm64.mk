@@ -156,22 +156,44 @@ arm64-bench: arm64-module
 	PMC_VM_ARM64=$(ARM64) $(PMC_VM) --arch arm64 --smp 1 -- \
 		build/bench/bin/bench-arm64-selfread $(ARM64_BENCH_ARGS)
 
-# The whole table of `make bench` (bench/run-all) in a two-CPU arm64 guest:
-# the benchmark programs of the mirror, perf of the arm64 root. Under
-# -icount the guest's clock counts instructions, so the figures do not
-# follow the host's load (docs/arm64.md), and vary little: QUICK=short
-# (bench/run-all) by default, fewer and shorter runs, as that guest runs
-# about 20 times slower. Results, table and plot in build/bench/arm64/;
-# BENCH_ONLY as for make bench.
+# arm64_bench OUT-DIR, CPUS, NAME, MORE-ENV: bench/run-all in an arm64
+# guest of CPUS CPUs, with the benchmark programs of the mirror and perf of
+# the arm64 root; raw results, table and plot in OUT-DIR.
+define arm64_bench
+	mkdir -p $(1); rm -f $(1)/raw.txt; \
+	PMC_VM_ARM64=$(ARM64) $(PMC_VM) --arch arm64 --smp $(2) \
+		--timeout $(BENCH_TIMEOUT) --log $(1)/console.log \
+		--result $(1)/vm-result --env QUICK=$(ARM64_BENCH_QUICK) \
+		--env BENCH_BIN=$(ARM64_SRC)/build/bench/bin $(4) \
+		-- bench/run-all > $(1)/raw.txt; st=$$?; \
+	$(call bench_tables,$(1),$(3))
+endef
+
+# The whole table of `make bench` in a two-CPU arm64 guest. Under -icount
+# the guest's clock counts instructions, so the figures do not follow the
+# host's load (docs/arm64.md), and vary little: QUICK=short (bench/run-all)
+# by default, fewer and shorter runs, as that guest runs about 20 times
+# slower. Results, table and plot in build/bench/arm64/; BENCH_ONLY as for
+# make bench.
 ARM64_BENCH_OUT = $(BENCH_OUT)/arm64
 ARM64_BENCH_QUICK ?= short
-.PHONY: arm64-bench-table
+.PHONY: arm64-bench-table arm64-bench-smp
 arm64-bench-table: arm64 bench-progs
-	@mkdir -p $(ARM64_BENCH_OUT); rm -f $(ARM64_BENCH_OUT)/raw.txt; \
-	PMC_VM_ARM64=$(ARM64) $(PMC_VM) --arch arm64 --smp 2 \
-		--timeout $(BENCH_TIMEOUT) --log $(ARM64_BENCH_OUT)/console.log \
-		--result $(ARM64_BENCH_OUT)/vm-result --env QUICK=$(ARM64_BENCH_QUICK) \
-		--env BENCH_BIN=$(ARM64_SRC)/build/bench/bin \
-		$(if $(BENCH_ONLY),--env BENCH_ONLY='$(BENCH_ONLY)') \
-		-- bench/run-all > $(ARM64_BENCH_OUT)/raw.txt; st=$$?; \
-	$(call bench_tables,$(ARM64_BENCH_OUT),arm64-bench-table)
+	@$(call arm64_bench,$(ARM64_BENCH_OUT),2,arm64-bench-table,\
+		$(if $(BENCH_ONLY),--env BENCH_ONLY='$(BENCH_ONLY)'))
+
+# Benchmark 6 (many CPUs) in an arm64 guest of ARM64_BENCH_SMP (8) CPUs.
+# Under -icount QEMU runs the vCPUs in turns on one host thread, and the
+# guest's clock counts the instructions of all of them: a run's elapsed
+# time is the whole machine's work, so each overhead row gives the
+# instructions a tool adds on every CPU together, where make bench-smp's
+# timed rows follow how the host shares 2 cores among 8 vCPUs
+# (docs/performance.md, "Many CPUs"). ARM64_BENCH_SMP_MS: each thread's
+# work, in ms of one CPU. Results in build/bench/arm64-smp/.
+ARM64_BENCH_SMP ?= 8
+ARM64_BENCH_SMP_MS ?= 500
+ARM64_BENCH_SMP_OUT = $(BENCH_OUT)/arm64-smp
+arm64-bench-smp: arm64 bench-progs
+	@$(call arm64_bench,$(ARM64_BENCH_SMP_OUT),$(ARM64_BENCH_SMP),arm64-bench-smp,\
+		--env BENCH_ONLY='^smp$$' --env BENCH_SPIN_MS=$(ARM64_BENCH_SMP_MS) \
+		--env BENCH_SMP_TIME=elapsed_ns --mem 2G)
