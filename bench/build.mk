@@ -57,15 +57,16 @@ $(BENCH_BIN)/bench-%: $(TOP)/bench/%.c $(BENCH_LIB_SRCS) $(BENCH_LIB_HDRS) $$(BE
 	@mkdir -p $(@D)
 	$(CC) $(BENCH_CFLAGS) -o $@ $< $(BENCH_LIB_SRCS) $(BENCH_LDLIBS_$*)
 
-# bench_vm OUT-DIR, QUICK, TIMEOUT[, MORE-ENV]: run bench/run-all in the VM
-# (booting KVER, the kernel the module was built for);
-# raw results in OUT-DIR/raw.txt, the VM's verdict (empty: clean) in
-# OUT-DIR/vm-result.
+# bench_vm OUT-DIR, QUICK, TIMEOUT[, MORE-ARGS[, BIN]]: run bench/run-all in
+# the VM (booting KVER, the kernel the module was built for; MORE-ARGS to
+# tools/pmc-vm, --arch arm64 among them) with the benchmark programs of BIN
+# (default BENCH_BIN); raw results in OUT-DIR/raw.txt, the VM's verdict
+# (empty: clean) in OUT-DIR/vm-result.
 define bench_vm
 	mkdir -p $(1); rm -f $(1)/raw.txt $(1)/vm-result; \
 	$(PMC_VM) --timeout $(3) --log $(1)/console.log --result $(1)/vm-result \
 		$(if $(filter 1,$(words $(KVER))),--kver $(KVER)) \
-		--env QUICK=$(2) --env BENCH_BIN=$(BENCH_BIN) \
+		--env QUICK=$(2) --env BENCH_BIN=$(or $(5),$(BENCH_BIN)) \
 		$(if $(BENCH_ONLY),--env BENCH_ONLY='$(BENCH_ONLY)') $(4) \
 		-- bench/run-all > $(1)/raw.txt
 endef

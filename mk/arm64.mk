@@ -156,31 +156,22 @@ arm64-bench: arm64-module
 	PMC_VM_ARM64=$(ARM64) $(PMC_VM) --arch arm64 --smp 1 -- \
 		build/bench/bin/bench-arm64-selfread $(ARM64_BENCH_ARGS)
 
-# arm64_bench OUT-DIR, CPUS, NAME, MORE-ENV: bench/run-all in an arm64
-# guest of CPUS CPUs, with the benchmark programs of the mirror and perf of
-# the arm64 root; raw results, table and plot in OUT-DIR.
-define arm64_bench
-	mkdir -p $(1); rm -f $(1)/raw.txt; \
-	PMC_VM_ARM64=$(ARM64) $(PMC_VM) --arch arm64 --smp $(2) \
-		--timeout $(BENCH_TIMEOUT) --log $(1)/console.log \
-		--result $(1)/vm-result --env QUICK=$(ARM64_BENCH_QUICK) \
-		--env BENCH_BIN=$(ARM64_SRC)/build/bench/bin $(4) \
-		-- bench/run-all > $(1)/raw.txt; st=$$?; \
-	$(call bench_tables,$(1),$(3))
-endef
-
-# The whole table of `make bench` in a two-CPU arm64 guest. Under -icount
-# the guest's clock counts instructions, so the figures do not follow the
-# host's load (docs/arm64.md), and vary little: QUICK=short (bench/run-all)
-# by default, fewer and shorter runs, as that guest runs about 20 times
-# slower. Results, table and plot in build/bench/arm64/; BENCH_ONLY as for
-# make bench.
+# The whole table of `make bench` in a two-CPU arm64 guest (bench_vm,
+# bench/build.mk), with the benchmark programs of the mirror and perf of the
+# arm64 root. Under -icount the guest's clock counts instructions, so the
+# figures do not follow the host's load (docs/arm64.md), and vary little:
+# QUICK=short (bench/run-all) by default, fewer and shorter runs, as that
+# guest runs about 20 times slower. Results, table and plot in
+# build/bench/arm64/; BENCH_ONLY as for make bench.
 ARM64_BENCH_OUT = $(BENCH_OUT)/arm64
 ARM64_BENCH_QUICK ?= short
+ARM64_BENCH_BIN = $(ARM64_SRC)/build/bench/bin
 .PHONY: arm64-bench-table arm64-bench-smp
 arm64-bench-table: arm64 bench-progs
-	@$(call arm64_bench,$(ARM64_BENCH_OUT),2,arm64-bench-table,\
-		$(if $(BENCH_ONLY),--env BENCH_ONLY='$(BENCH_ONLY)'))
+	@export PMC_VM_ARM64=$(ARM64); \
+	$(call bench_vm,$(ARM64_BENCH_OUT),$(ARM64_BENCH_QUICK),$(BENCH_TIMEOUT),\
+		--arch arm64 --smp 2,$(ARM64_BENCH_BIN)); st=$$?; \
+	$(call bench_tables,$(ARM64_BENCH_OUT),arm64-bench-table)
 
 # Benchmark 6 (many CPUs) in an arm64 guest of ARM64_BENCH_SMP (8) CPUs.
 # Under -icount QEMU runs the vCPUs in turns on one host thread, and the
@@ -193,7 +184,11 @@ arm64-bench-table: arm64 bench-progs
 ARM64_BENCH_SMP ?= 8
 ARM64_BENCH_SMP_MS ?= 500
 ARM64_BENCH_SMP_OUT = $(BENCH_OUT)/arm64-smp
+arm64-bench-smp: BENCH_ONLY ?= ^smp$$
 arm64-bench-smp: arm64 bench-progs
-	@$(call arm64_bench,$(ARM64_BENCH_SMP_OUT),$(ARM64_BENCH_SMP),arm64-bench-smp,\
-		--env BENCH_ONLY='^smp$$' --env BENCH_SPIN_MS=$(ARM64_BENCH_SMP_MS) \
-		--env BENCH_SMP_TIME=elapsed_ns --mem 2G)
+	@export PMC_VM_ARM64=$(ARM64); \
+	$(call bench_vm,$(ARM64_BENCH_SMP_OUT),$(ARM64_BENCH_QUICK),$(BENCH_TIMEOUT),\
+		--arch arm64 --smp $(ARM64_BENCH_SMP) --mem 2G \
+		--env BENCH_SPIN_MS=$(ARM64_BENCH_SMP_MS) \
+		--env BENCH_SMP_TIME=elapsed_ns,$(ARM64_BENCH_BIN)); st=$$?; \
+	$(call bench_tables,$(ARM64_BENCH_SMP_OUT),arm64-bench-smp)
