@@ -27,14 +27,12 @@
  * mapped ring's readers (libcpc's snapshots, cpcstat cpu) expect a record
  * within about 10 ms of its time stamp; a log that only goes to a file is
  * read after the fact, and each pass wakes a worker and the file's writer
- * on a CPU the sampled program may be using (about 0.3 % of 8 CPUs at 10
- * passes a second: docs/performance.md, "Counted on 8 arm64 CPUs"), so it
- * waits a second, as perf record waits for half of its buffer. A buffer
- * that fills is published at once either way, and a flush or the owner's
- * exit publishes everything.
+ * (sampling overhead: docs/performance.md), so it waits ten times longer.
+ * A buffer that fills is published at once either way, and a flush or the
+ * owner's exit publishes everything.
  */
 #define PMC_LOG_PUBLISH_DELAY_RING	msecs_to_jiffies(10)
-#define PMC_LOG_PUBLISH_DELAY_FILE	msecs_to_jiffies(1000)
+#define PMC_LOG_PUBLISH_DELAY_FILE	msecs_to_jiffies(100)
 
 /* Any context: the sinks are read once, without the lock. */
 static unsigned long pmc_log_publish_delay(const struct pmc_log_state *log)
