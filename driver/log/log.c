@@ -178,8 +178,8 @@ static void pmc_log_merge(struct pmc_log_state *log, unsigned int *n,
  * missing from the pass while a later one of another CPU is not: the
  * records after the start wait for the next pass (queued here, unless
  * @all), and the order holds from pass to pass. The start is no later than
- * the oldest sample still in a sample ring (whose drain runs at the next
- * tick), for the same reason. With @all (a flush, the
+ * the oldest sample still in a sample ring (one taken since the pass
+ * drained them), for the same reason. With @all (a flush, the
  * owner's exit) they are published too, after the others. Context:
  * process, pub_lock held.
  */
@@ -277,6 +277,8 @@ static void pmc_log_pub_work(struct work_struct *work)
 						 pub_work);
 
 	clear_bit(PMC_LOG_KICK_URGENT, &log->kick_flags);
+	/* The samples wait in the rings for this pass (pmc_log_sampled()). */
+	pmc_sample_flush();
 	pmc_log_publish(log, false);
 }
 

@@ -173,6 +173,15 @@ static void pmc_log_kick(struct pmc_log_state *log, bool urgent)
 	preempt_enable();
 }
 
+void pmc_log_sampled(struct pmc_log_state *log)
+{
+	/* The pending pass drains the rings: most samples stop here. */
+	if (delayed_work_pending(&log->pub_work))
+		return;
+	if (likely(cpu_online(smp_processor_id())))
+		irq_work_queue(&log->kick);
+}
+
 void *pmc_log_begin(struct pmc_log_state *log, u32 type, size_t len, u64 tsc,
 		    struct pmc_log_rsv *rsv)
 {

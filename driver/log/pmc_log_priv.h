@@ -215,6 +215,14 @@ void *pmc_log_begin(struct pmc_log_state *log, u32 type, size_t len, u64 tsc,
 		    struct pmc_log_rsv *rsv);
 void pmc_log_end(struct pmc_log_rsv *rsv);
 
+/*
+ * A sample of @log waits in this CPU's sample ring: ask for a publishing
+ * pass within the log's delay, if none is pending (pmc_log_kick_fn()). The
+ * pass drains the sample rings before it publishes. NMI-safe (the overflow
+ * handler's), on a CPU with preemption off.
+ */
+void pmc_log_sampled(struct pmc_log_state *log);
+
 /* Largest record a log state can stage. Any context. */
 static inline u32 pmc_log_max_record(const struct pmc_log_state *log)
 {
@@ -327,9 +335,10 @@ int pmc_sample_init(void);
 void pmc_sample_exit(void);
 /*
  * Stage every entry committed to a sample ring before the call, on every
- * CPU, those waiting for a tick included, before returning: an IPI to each
- * CPU whose ring is not empty, which runs the ring's drain at once, and a
- * wait for it. Process context, no spinlock held (a log's cfg_lock may be).
+ * CPU, before returning: an IPI to each CPU whose ring is not empty, which
+ * runs the ring's drain, and a wait for it. Every publishing pass begins
+ * with one (pmc_log_pub_work()), as do the ops that read the log. Process
+ * context, no spinlock held (a log's cfg_lock may be), not pub_lock.
  */
 void pmc_sample_flush(void);
 /*

@@ -7,23 +7,26 @@
  * PMU), in hard IRQ for cpu-clock/task-clock (an hrtimer), and inline with
  * preemption off for the other software events; it is written as NMI code.
  * It fills the next entry of this CPU's ring (nsamples entries of
- * callchaindepth frames, allocated at load), publishes it with a release
- * store of the producer index, and queues the ring's drain (irq_work, hard
- * IRQ, same CPU), which turns the entries into CALLCHAIN records staged in
- * the owner's log buffers.
+ * callchaindepth frames, allocated at load) and publishes it with a release
+ * store of the producer index. The ring's drain (on the ring's CPU) turns
+ * the entries into CALLCHAIN records staged in the owner's log buffers.
  *
- * The drain is lazy: it runs at the CPU's next tick, so that a sample costs
- * one interrupt (the overflow) and not two (the overflow and the drain's
- * self-IPI). Where the tick is stopped irq_work_queue() raises a lazy work
- * at once, and a CPU with a lazy work queued keeps its tick
- * (irq_work_needs_cpu()). It runs at once (a second, immediate irq_work)
- * for an OVERFLOW entry (a signal is due), a MAP_IN or MAP_OUT (rare; the
- * MAP_IN's task_work is due before the mapping task returns to user space),
- * when the ring is a quarter full or full, and when a consumer of the log
- * asks: pmc_sample_flush() (FLUSHLOG, CLOSELOG, a log's de-configuration)
- * and pmc_sample_sync() (the owner's exit) drain every CPU's ring before
- * they return; the publisher merges no record later than the oldest entry
- * still in a ring (pmc_sample_horizon()).
+ * The drain runs by age, with the owner's publication: a sample asks its
+ * log for a publishing pass (pmc_log_sampled(): a bit test, and the log's
+ * kick once a pass), and each pass first drains every CPU's ring
+ * (pmc_sample_flush(), one IPI a CPU with entries), within the log's
+ * publication delay (10 ms for a mapped ring's readers, 100 ms for a file).
+ * A sample then costs one interrupt (the overflow) and shares a drain with
+ * the pass's other samples; a drain at every tick (250 a second on each
+ * CPU) cost about 1,500 instructions each (docs/performance.md). The drain
+ * runs at once (an immediate irq_work, a self-IPI) for an OVERFLOW entry (a
+ * signal is due), a MAP_IN or MAP_OUT (rare; the MAP_IN's task_work is due
+ * before the mapping task returns to user space), and when the ring is a
+ * quarter full or full. A consumer of the log drains every CPU's ring before
+ * it reads: pmc_sample_flush() (FLUSHLOG, CLOSELOG, a log's
+ * de-configuration) and pmc_sample_sync() (the owner's exit); the
+ * publisher merges no record later than the oldest entry still in a ring
+ * (pmc_sample_horizon()).
  *
  * Producers nest: a handler interrupted by another one on the same CPU (an
  * hrtimer sample over a map kprobe's entry, an NMI over an hrtimer sample)
@@ -104,18 +107,17 @@ struct pmc_sample {
  * @urgent:	an inner handler's entry wants the drain at once
  * @last_tsc:	the time of the last entry staged (the drain's)
  * @entries:	nsamples entries of @stride bytes
- * @lazy:	the drain at the CPU's next tick (IRQ_WORK_LAZY)
- * @now:	the same drain at once (a self-IPI, or an IPI's irq_work)
+ * @now:	the drain at once (a self-IPI, or an IPI's irq_work)
  * @wake:	on PREEMPT_RT, raises the irq_work interrupt for the CPU's
  *		other works (IRQ_WORK_INIT_HARD; pmc_irq_work_raise())
  *
- * Both works run the drain on the ring's CPU and never beside each other:
- * in hard IRQ with IRQs off (the tick, the irq_work interrupt, or a CPU's
- * own dying step), or on PREEMPT_RT (neither is IRQ_WORK_INIT_HARD) one
- * after the other in the CPU's irq_work kthread. A drain is never called
- * otherwise on a live CPU: a direct call (from an IPI) could interrupt the
- * kthread's. The one direct call is for the ring of an offline CPU, held
- * offline (pmc_sample_drain_offline()), where neither work can run.
+ * The drain runs on the ring's CPU and never beside itself: in hard IRQ
+ * with IRQs off (the irq_work interrupt, a flush's IPI, or a CPU's own
+ * dying step), or on PREEMPT_RT (@now is not IRQ_WORK_INIT_HARD) in the
+ * CPU's irq_work kthread, where a flush's IPI only queues @now: a direct
+ * call could interrupt the kthread's. The one call from another CPU is for
+ * the ring of an offline CPU, held offline (pmc_sample_drain_offline()),
+ * where no drain nor producer can run.
  */
 struct pmc_sample_ring {
 	unsigned int head;
@@ -126,7 +128,6 @@ struct pmc_sample_ring {
 	u64 last_tsc;
 	unsigned int stride;
 	u8 *entries;
-	struct irq_work lazy;
 	struct irq_work now;
 	struct irq_work wake;
 };
@@ -151,11 +152,10 @@ static void pmc_sample_commit(struct pmc_sample_ring *ring, bool now);
  * On PREEMPT_RT a work that is not IRQ_WORK_INIT_HARD joins the CPU's lazy
  * list, which the irq_work kthread runs, and irq_work_queue() raises the
  * interrupt only when it finds that list empty. Behind a work already
- * there (a ring's lazy drain, or anyone's) it waited for the next tick: a
- * full ring lost samples, and a MAP_IN's task_work came after its task had
- * gone back to user space and unmapped the file. The interrupt of a hard
- * work wakes the kthread (irq_work_run()): the ring's @wake does nothing
- * else.
+ * there (anyone's) it waited for the next tick: a full ring lost samples,
+ * and a MAP_IN's task_work came after its task had gone back to user space
+ * and unmapped the file. The interrupt of a hard work wakes the kthread
+ * (irq_work_run()): the ring's @wake does nothing else.
  */
 void pmc_irq_work_raise(struct irq_work *work)
 {
@@ -192,13 +192,10 @@ static struct pmc_sample *pmc_sample_reserve(struct pmc_sample_ring *ring)
 /*
  * Done with the entry pmc_sample_reserve() gave (or with a reservation
  * that found the ring full). The outermost handler publishes every entry
- * reserved up to then and queues the drain: at once if it or an inner one
- * asked (@now) or the ring is a quarter full, else at the next tick. An
- * inner one only leaves its request. NMI-safe, on the ring's CPU.
- *
- * On PREEMPT_RT both works are run by the CPU's irq_work kthread: the lazy
- * one is woken by the tick (irq_work_tick()), the immediate one by the
- * irq_work interrupt (pmc_irq_work_raise()).
+ * reserved up to then and, if it or an inner one asked (@now) or the ring
+ * is a quarter full, runs the drain at once; else the entries wait for the
+ * next publishing pass (pmc_log_sampled()). An inner one only leaves its
+ * request. NMI-safe, on the ring's CPU.
  */
 static void pmc_sample_commit(struct pmc_sample_ring *ring, bool now)
 {
@@ -218,10 +215,8 @@ again:
 		goto again;
 	}
 	if (!READ_ONCE(ring->urgent) &&
-	    head - READ_ONCE(ring->cons) < (pmc_nsamples >> 2)) {
-		irq_work_queue(&ring->lazy);
+	    head - READ_ONCE(ring->cons) < (pmc_nsamples >> 2))
 		return;
-	}
 	WRITE_ONCE(ring->urgent, false);
 	pmc_irq_work_raise(&ring->now);
 }
@@ -329,6 +324,9 @@ void pmc_sample_overflow(struct perf_event *event,
 	}
 	/* An OVERFLOW entry at once: its signal is due. */
 	pmc_sample_commit(ring, ovf);
+	/* A sample: drained by the log's next pass, which this asks for. */
+	if (!ovf)
+		pmc_log_sampled(log);
 
 	atomic64_inc(&pmc_stats.intr_processed);
 	pmc_dbg(PMC_DBG_SAMPLING, PMC_DBG_INTR, pm->id, s->tid,
@@ -401,13 +399,14 @@ static void pmc_sample_stage(struct pmc_sample *s)
 }
 
 /*
- * The drain of a ring, from either of its irq_works: hard IRQ on the ring's
- * CPU, so it never runs beside the producer except as the interrupted party
- * of an NMI. On PREEMPT_RT (not IRQ_WORK_INIT_HARD) the CPU's irq_work
- * kthread runs it, preemptible: a producer may then interrupt it at any
- * point, which the ring's acquire/release protocol allows; it stages under
- * the log's raw locks. Each entry's @cons is released after the entry is
- * staged: a ring whose @cons has reached an entry holds nothing of it.
+ * The drain of a ring: hard IRQ on the ring's CPU (its irq_work, a flush's
+ * IPI), so it never runs beside the producer except as the interrupted
+ * party of an NMI. On PREEMPT_RT (not IRQ_WORK_INIT_HARD) the CPU's
+ * irq_work kthread runs it, preemptible: a producer may then interrupt it
+ * at any point, which the ring's acquire/release protocol allows; it
+ * stages under the log's raw locks. Each entry's @cons is released after
+ * the entry is staged: a ring whose @cons has reached an entry holds
+ * nothing of it.
  */
 static void pmc_sample_drain(struct pmc_sample_ring *ring)
 {
@@ -442,12 +441,6 @@ static void pmc_sample_drain(struct pmc_sample_ring *ring)
 		smp_store_release(&ring->cons, cons + 1);
 	}
 	atomic64_inc(&pmc_stats.log_sweeps);
-}
-
-/* The lazy irq_work: the CPU's tick (hard IRQ), or its irq_work kthread. */
-static void pmc_sample_drain_lazy(struct irq_work *work)
-{
-	pmc_sample_drain(container_of(work, struct pmc_sample_ring, lazy));
 }
 
 /* The immediate irq_work: hard IRQ, or the CPU's irq_work kthread. */
@@ -526,27 +519,30 @@ static DEFINE_MUTEX(pmc_sample_sync_lock);
 
 /*
  * IPI (hard IRQ, IRQs off) on the ring's CPU, or a direct call there with
- * IRQs off: queue the immediate drain. It runs when the IPI returns (or in
- * the irq_work kthread on PREEMPT_RT), after any drain of this ring already
- * running there, never beside it.
+ * IRQs off: drain the ring. On PREEMPT_RT queue the immediate drain
+ * instead, which the irq_work kthread runs after any drain of this ring
+ * already running there, never beside it.
  */
 static void pmc_sample_kick(void *info)
 {
 	struct pmc_sample_ring *ring = info;
 
-	pmc_irq_work_raise(&ring->now);
+	if (IS_ENABLED(CONFIG_PREEMPT_RT))
+		pmc_irq_work_raise(&ring->now);
+	else
+		pmc_sample_drain(ring);
 }
 
 /*
- * The ring of @cpu, found offline (-ENXIO) with entries: a dying CPU runs
- * its irq_works, lazy ones included, yet faults-hotplug found a ring with
- * entries and its lazy work still queued on an offline CPU (a wait for the
- * work never ended). Drained here instead, the CPU held offline: neither
- * of its works can run meanwhile (they find the ring empty when it comes
- * back), nor can a producer. With IRQs off as in the irq_work interrupt;
- * on PREEMPT_RT, where the drain may allocate with the slab's sleeping
- * locks, preemptible on one CPU as in the irq_work kthread. Process
- * context, under pmc_sample_sync_lock.
+ * The ring of @cpu, found offline (-ENXIO) with entries: a CPU goes offline
+ * with the entries that wait for the next publishing pass (and
+ * faults-hotplug once found one with entries and its drain still queued,
+ * a wait for the work never ended). Drained here instead, the CPU held
+ * offline: its drain cannot run meanwhile (it finds the ring empty when
+ * the CPU comes back), nor can a producer. With IRQs off as in the
+ * irq_work interrupt; on PREEMPT_RT, where the drain may allocate with the
+ * slab's sleeping locks, preemptible on one CPU as in the irq_work
+ * kthread. Process context, under pmc_sample_sync_lock.
  */
 static void pmc_sample_drain_offline(int cpu, struct pmc_sample_ring *ring)
 {
@@ -585,8 +581,9 @@ void pmc_sample_flush(void)
 	}
 	/*
 	 * A kicked drain reads prod after the kick, on the CPU that committed
-	 * the entries: it stages all of them before the work is idle again.
-	 * The works are static, never freed here.
+	 * the entries: it stages all of them before it returns (the IPI) or
+	 * before the work is idle again (PREEMPT_RT, and a drain already
+	 * queued at once). The works are static, never freed here.
 	 */
 	for_each_possible_cpu(cpu) {
 		struct irq_work *work = &per_cpu(pmc_sample_rings, cpu).now;
@@ -623,7 +620,6 @@ int pmc_sample_init(void)
 		ring->last_tsc = 0;
 		ring->stride = stride;
 		init_irq_work(&ring->now, pmc_sample_drain_now);
-		ring->lazy = IRQ_WORK_INIT_LAZY(pmc_sample_drain_lazy);
 		ring->wake = IRQ_WORK_INIT_HARD(pmc_sample_wake_fn);
 		ring->entries = kvzalloc_node((size_t)stride * pmc_nsamples,
 					      GFP_KERNEL, cpu_to_node(cpu));
@@ -645,7 +641,6 @@ void pmc_sample_exit(void)
 		struct pmc_sample_ring *ring = per_cpu_ptr(&pmc_sample_rings, cpu);
 
 		irq_work_sync(&ring->wake);
-		irq_work_sync(&ring->lazy);
 		irq_work_sync(&ring->now);
 		kvfree(ring->entries);
 		ring->entries = NULL;

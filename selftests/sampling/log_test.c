@@ -308,16 +308,16 @@ static size_t log_callchains(struct __test_metadata *_metadata,
 }
 
 /*
- * A sample waits in its CPU's ring for the drain at the next tick (lazy
- * irq_work) unless the ring is filling: at 1 kHz it never is. FLUSHLOG and
- * CLOSELOG must drain the rings first, so every overflow the driver counted
- * (intr_processed, read before the op) is a CALLCHAIN in the file when the
- * op returns. Each round spins until the driver has counted one more
- * sample, then asks at once: without the drain at the op, a round passes
- * only where a tick came in between (the sample is at most tens of us old
- * against a tick every 4 ms at 250 Hz).
+ * A sample waits in its CPU's ring for the log's next publishing pass
+ * (which drains the rings first) unless the ring is filling: at 1 kHz it
+ * never is. FLUSHLOG and CLOSELOG must drain the rings first, so every
+ * overflow the driver counted (intr_processed, read before the op) is a
+ * CALLCHAIN in the file when the op returns. Each round spins until the
+ * driver has counted one more sample, then asks at once: without the drain
+ * at the op, a round passes only where a pass came in between (the sample
+ * is at most tens of us old against a pass every 100 ms for a file).
  */
-TEST_F(log, flush_and_close_stage_samples_waiting_for_the_tick)
+TEST_F(log, flush_and_close_stage_samples_waiting_in_the_rings)
 {
 	struct pmc_op_getdriverstats ds;
 	const int rounds = 20;

@@ -3,7 +3,8 @@
  * ring_test.c - the mmap'd record ring of ring.h: its layout, who may map it
  * and with which sizes, unmapping and re-mapping, drop-and-count when the
  * reader falls behind (DROPNOTIFY, pr_lost, sequence gaps all agree), poll
- * with the watermark, and the same bytes in the ring as in the log file.
+ * with the watermark, the same bytes in the ring as in the log file, and
+ * samples in the ring within the publication delay.
  */
 #include <pthread.h>
 
@@ -278,6 +279,54 @@ TEST_F(ring, poll_follows_the_watermark)
 	EXPECT_LE(150000000ull, smp_now_ns(CLOCK_MONOTONIC) - t0);
 	pthread_join(thr, NULL);
 	EXPECT_EQ(10 * sizeof(struct pmclog_userdata), smp_ring_avail(&self->r));
+	smp_buf_free(&b);
+}
+
+/*
+ * A sample waits in its CPU's sample ring for the log's next publishing
+ * pass, which drains the rings first: a mapped ring's reader gets it within
+ * the ring's publication delay (10 ms), not when the sample ring fills (a
+ * quarter of nsamples: 128 samples by default, 2.56 s at this test's 50 Hz)
+ * nor at a flush, which this test never asks for. Each CALLCHAIN is timed
+ * from its pl_tsc to the moment the reader first sees it, while the
+ * sampled thread (this one) spins reading the ring.
+ */
+TEST_F(ring, samples_reach_the_reader_within_the_publication_delay)
+{
+	const uint64_t limit = 500000000ull;	/* 50 times the delay */
+	const struct pmclog_header *h;
+	uint64_t deadline, now, age, worst = 0;
+	struct smp_buf b = {};
+	size_t off = 0;
+	int n = 0;
+	int64_t id;
+
+	RETURN_IF_SKIPPED();
+	ASSERT_EQ(0, smp_ring_map(self->fd, 64, &self->r));
+	id = smp_alloc_soft(self->fd, PMC_MODE_TS, PMC_CPU_ANY,
+			    PERF_COUNT_SW_CPU_CLOCK, 20000000, 0);
+	ASSERT_LE(0, id);
+	ASSERT_EQ(0, smp_attach(self->fd, id, getpid()));
+	ASSERT_EQ(0, smp_simple(self->fd, PMC_IOC_PMCSTART, id));
+	deadline = smp_now_ns(CLOCK_MONOTONIC) + 20000000000ull;
+	while (n < 30 && smp_now_ns(CLOCK_MONOTONIC) < deadline) {
+		if (!smp_ring_drain(&self->r, &b))
+			continue;
+		now = smp_now_ns(CLOCK_MONOTONIC);
+		for (; (h = smp_rec_at(&b, off)) != NULL; off += smp_rec_len(h)) {
+			if (smp_rec_type(h) != PMCLOG_TYPE_CALLCHAIN)
+				continue;
+			n++;
+			age = now - h->pl_tsc;
+			if (age > worst)
+				worst = age;
+		}
+	}
+	ASSERT_EQ(0, smp_simple(self->fd, PMC_IOC_PMCSTOP, id));
+	TH_LOG("%d samples read, the oldest %.1f ms old when first seen", n,
+	       worst / 1e6);
+	EXPECT_LE(30, n);
+	EXPECT_GT(limit, worst);
 	smp_buf_free(&b);
 }
 
