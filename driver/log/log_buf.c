@@ -146,7 +146,8 @@ void pmc_log_pool_destroy(struct pmc_log_state *log)
  * Ask for a publishing pass: soon, or at once when a buffer filled up (on
  * PREEMPT_RT too, see pmc_irq_work_raise()). Through irq_work, since the
  * callers may hold the rq lock (sched_switch), where queueing work could
- * wake a worker. Any context but NMI.
+ * wake a worker. Any context, NMI included: a bit test, a set_bit() and
+ * irq_work_queue() (the overflow handler asks through pmc_log_sampled()).
  *
  * A dying CPU (already out of cpu_online_mask) runs its irq_works one
  * last time, its sample ring's drain among them, and a kick that drain
@@ -175,11 +176,8 @@ static void pmc_log_kick(struct pmc_log_state *log, bool urgent)
 
 void pmc_log_sampled(struct pmc_log_state *log)
 {
-	/* The pending pass drains the rings: most samples stop here. */
-	if (delayed_work_pending(&log->pub_work))
-		return;
-	if (likely(cpu_online(smp_processor_id())))
-		irq_work_queue(&log->kick);
+	/* The pending pass drains the rings: most samples stop at its test. */
+	pmc_log_kick(log, false);
 }
 
 void *pmc_log_begin(struct pmc_log_state *log, u32 type, size_t len, u64 tsc,
