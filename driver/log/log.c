@@ -26,10 +26,10 @@
  * How long records may wait in the staging buffers before publication: a
  * mapped ring's readers (libcpc's snapshots, cpcstat cpu) expect a record
  * within about 10 ms of its time stamp; a log that only goes to a file is
- * read after the fact, and each pass wakes a worker and the file's writer
- * (sampling overhead: docs/performance.md), so it waits ten times longer.
- * A buffer that fills is published at once either way, and a flush or the
- * owner's exit publishes everything.
+ * read after the fact, and each pass wakes a worker (sampling overhead:
+ * docs/performance.md), so it waits ten times longer; its writer gets whole
+ * buffers (PMC_LOG_FILE_MAX_AGE). A buffer that fills is published at once
+ * either way, and a flush or the owner's exit publishes everything.
  */
 #define PMC_LOG_PUBLISH_DELAY_RING	msecs_to_jiffies(10)
 #define PMC_LOG_PUBLISH_DELAY_FILE	msecs_to_jiffies(100)
@@ -237,6 +237,7 @@ static bool pmc_log_report_drops(struct pmc_log_state *log)
 
 void pmc_log_publish_locked(struct pmc_log_state *log, bool flush)
 {
+	unsigned long due;
 	bool reported;
 
 	lockdep_assert_held(&log->pub_lock);
@@ -258,9 +259,17 @@ void pmc_log_publish_locked(struct pmc_log_state *log, bool flush)
 	}
 	if (log->ring)
 		pmc_ring_commit(log->ring);
-	pmc_log_file_push(log, flush);
-	if (!log->dead)
-		pmc_log_pool_fill(log);
+	due = pmc_log_file_push(log, flush);
+	if (log->dead)
+		return;
+	/*
+	 * Come back for the file's buffer when it is due; no later than the
+	 * usual delay, since a pending pass holds back the samples' kicks.
+	 */
+	if (due)
+		queue_delayed_work(pmc_log_wq, &log->pub_work,
+				   min(due, pmc_log_publish_delay(log)));
+	pmc_log_pool_fill(log);
 }
 
 void pmc_log_publish(struct pmc_log_state *log, bool flush)

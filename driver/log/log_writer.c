@@ -284,29 +284,28 @@ void pmc_log_file_append(struct pmc_log_state *log, const void *rec, u32 len)
 			log->out = NULL;
 			return;
 		}
+		log->out_since = jiffies;
 	}
 	memcpy(out->data + out->fill, rec, len);
 	out->fill += len;
 	log->out = out;
 }
 
-void pmc_log_file_push(struct pmc_log_state *log, bool all)
+unsigned long pmc_log_file_push(struct pmc_log_state *log, bool all)
 {
-	bool idle;
+	unsigned long due;
 
 	lockdep_assert_held(&log->pub_lock);
 	if (!log->out || !log->out->fill)
-		return;
+		return 0;
 	if (!all) {
-		/* A busy writer gets full buffers: fewer, larger writes. */
-		spin_lock(&log->wq_lock);
-		idle = list_empty(&log->writeq) && !log->writing;
-		spin_unlock(&log->wq_lock);
-		if (!idle)
-			return;
+		due = log->out_since + PMC_LOG_FILE_MAX_AGE;
+		if (time_before(jiffies, due))
+			return due - jiffies;
 	}
 	pmc_log_file_queue(log, log->out);
 	log->out = NULL;
+	return 0;
 }
 
 int pmc_log_file_drain(struct pmc_log_state *log, enum pmc_log_wait how)

@@ -122,6 +122,7 @@ enum pmc_log_wmode {
  *		nests inside a pmc_log_cpu.lock; raw for the hard IRQ and
  *		tracepoint stagers on PREEMPT_RT)
  * @out:	the file's output buffer being filled, under @pub_lock
+ * @out_since:	jiffies when @out took its first record, under @pub_lock
  * @drops_file:	records the file could not take (no buffer), not yet
  *		reported; under @pub_lock
  * @cfg_lock:	serialises configuring, flushing and closing the log file
@@ -161,6 +162,7 @@ struct pmc_log_state {
 	struct pmc_ring *ring;
 	u64 drops_ring;			/* ring drops not yet reported */
 	struct pmc_logbuf *out;
+	unsigned long out_since;
 	u64 drops_file;
 	struct file *file;
 	const struct cred *cred;	/* the configuring process's */
@@ -283,14 +285,25 @@ void pmc_log_pool_destroy(struct pmc_log_state *log);
 void pmc_log_pool_put(struct pmc_log_state *log, struct pmc_logbuf *buf);
 
 /* log_writer.c: the log file. Process context, pub_lock held. */
+/*
+ * How long a published record may wait in the file's output buffer: the
+ * writer gets a buffer when it fills (hwpmc's rule), at a flush, or when its
+ * first record is this old. A write a publishing pass (every 100 ms) cost
+ * the sampled program 3 to 4 million instructions a second of 8 CPUs at
+ * 1 kHz (docs/performance.md); a file being watched still grows every
+ * second.
+ */
+#define PMC_LOG_FILE_MAX_AGE	HZ
 int pmc_log_file_start(struct pmc_log_state *log, struct file *file);
 /* Append a published record to the file's output. pub_lock held. */
 void pmc_log_file_append(struct pmc_log_state *log, const void *rec, u32 len);
 /*
- * Hand the output buffer to the writer: always (@all) or if the writer is
- * idle. pub_lock held.
+ * Hand the output buffer to the writer: always (@all, a flush) or once its
+ * first record is PMC_LOG_FILE_MAX_AGE old. Returns the jiffies until the
+ * buffer is due (the caller publishes again then), 0 if none waits.
+ * pub_lock held.
  */
-void pmc_log_file_push(struct pmc_log_state *log, bool all);
+unsigned long pmc_log_file_push(struct pmc_log_state *log, bool all);
 /* How pmc_log_file_drain() waits for the writer. */
 enum pmc_log_wait {
 	PMC_LOG_WAIT_INTR,	/* until interrupted by a signal (ops) */
