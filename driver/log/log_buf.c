@@ -92,7 +92,13 @@ int pmc_log_pool_init(struct pmc_log_state *log)
 
 	raw_spin_lock_init(&log->pool_lock);
 	INIT_LIST_HEAD(&log->free);
-	log->bufsize = pmc_logbuffersize * 1024;
+	/*
+	 * A buffer is logbuffersize KiB with its header, as hwpmc's: 256 KiB
+	 * of data and a header were a 512 KiB allocation (kmalloc's next
+	 * power of two), an order-7 page block where order 6 does.
+	 */
+	log->bufsize = pmc_logbuffersize * 1024 -
+		       offsetof(struct pmc_logbuf, data);
 	log->maxbufs = pmc_nbuffers_pcpu * num_possible_cpus();
 	for_each_possible_cpu(cpu) {
 		struct pmc_log_cpu *lc = per_cpu_ptr(log->cpu, cpu);
