@@ -38,8 +38,6 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <linux/perf_event.h>
-#include <sys/syscall.h>
 
 #include "lib/counters.h"
 #include "lib/timing.h"
@@ -53,23 +51,6 @@ struct reader {
 	uint64_t start;		/* CLOCK_MONOTONIC ns, the same for all */
 	atomic_int *stop;
 };
-
-static int open_on_cpu(uint64_t config, int cpu)
-{
-	struct perf_event_attr attr;
-	long fd;
-
-	memset(&attr, 0, sizeof(attr));
-	attr.size = sizeof(attr);
-	attr.type = PERF_TYPE_SOFTWARE;
-	attr.config = config;
-	fd = syscall(SYS_perf_event_open, &attr, -1, cpu, -1,
-		     PERF_FLAG_FD_CLOEXEC);
-	if (fd < 0)
-		bench_die(errno, "perf_event_open(config %" PRIu64 ", cpu %d)",
-			  config, cpu);
-	return (int)fd;
-}
 
 /* Is @cpu online? (cpu0 often has no "online" file: it cannot go.) */
 static int cpu_online(int cpu)
@@ -162,7 +143,7 @@ int main(int argc, char **argv)
 		if (!cpu_online(cpu))
 			continue;
 		readers[n].cpu = cpu;
-		readers[n++].fd = open_on_cpu(config, cpu);
+		readers[n++].fd = perf_open_cpu(config, cpu);
 	}
 	start = mono_ns();
 	for (int i = 0; i < n; i++) {

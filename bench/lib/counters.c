@@ -138,7 +138,9 @@ int bench_pmc_read(int fd, uint32_t id, uint64_t *value)
 	return 0;
 }
 
-int perf_open(uint64_t config, pid_t pid, int group_fd, uint64_t read_format)
+/* perf_event_open(2) of software event @config for @pid on @cpu. */
+static int perf_open_on(uint64_t config, pid_t pid, int cpu, int group_fd,
+			uint64_t read_format)
 {
 	struct perf_event_attr attr;
 	long fd;
@@ -148,10 +150,20 @@ int perf_open(uint64_t config, pid_t pid, int group_fd, uint64_t read_format)
 	attr.type = PERF_TYPE_SOFTWARE;
 	attr.config = config;
 	attr.read_format = read_format;
-	fd = syscall(SYS_perf_event_open, &attr, pid, -1, group_fd,
+	fd = syscall(SYS_perf_event_open, &attr, pid, cpu, group_fd,
 		     PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0)
-		bench_die(errno, "perf_event_open(config %llu, pid %d)",
-			  (unsigned long long)config, (int)pid);
+		bench_die(errno, "perf_event_open(config %llu, pid %d, cpu %d)",
+			  (unsigned long long)config, (int)pid, cpu);
 	return (int)fd;
+}
+
+int perf_open(uint64_t config, pid_t pid, int group_fd, uint64_t read_format)
+{
+	return perf_open_on(config, pid, -1, group_fd, read_format);
+}
+
+int perf_open_cpu(uint64_t config, int cpu)
+{
+	return perf_open_on(config, -1, cpu, -1, 0);
 }

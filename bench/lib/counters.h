@@ -50,4 +50,7 @@ int bench_pmc_read(int fd, uint32_t id, uint64_t *value);
  */
 int perf_open(uint64_t config, pid_t pid, int group_fd, uint64_t read_format);
 
+/* The same for every task on CPU @cpu (system-wide), alone. The fd. */
+int perf_open_cpu(uint64_t config, int cpu);
+
 #endif /* _BENCH_COUNTERS_H */
