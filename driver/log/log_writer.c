@@ -293,15 +293,16 @@ void pmc_log_file_append(struct pmc_log_state *log, const void *rec, u32 len)
 
 unsigned long pmc_log_file_push(struct pmc_log_state *log, bool all)
 {
-	unsigned long due;
+	unsigned long now = jiffies, due;
 
 	lockdep_assert_held(&log->pub_lock);
 	if (!log->out || !log->out->fill)
 		return 0;
 	if (!all) {
+		/* One read of jiffies: a tick between two would return 0. */
 		due = log->out_since + PMC_LOG_FILE_MAX_AGE;
-		if (time_before(jiffies, due))
-			return due - jiffies;
+		if (time_before(now, due))
+			return due - now;
 	}
 	pmc_log_file_queue(log, log->out);
 	log->out = NULL;

@@ -284,16 +284,16 @@ void pmc_log_pool_destroy(struct pmc_log_state *log);
 /* Give a buffer back to the pool. Any context but NMI. */
 void pmc_log_pool_put(struct pmc_log_state *log, struct pmc_logbuf *buf);
 
-/* log_writer.c: the log file. Process context, pub_lock held. */
 /*
  * How long a published record may wait in the file's output buffer: the
  * writer gets a buffer when it fills (hwpmc's rule), at a flush, or when its
- * first record is this old. A write a publishing pass (every 100 ms) cost
- * the sampled program 3 to 4 million instructions a second of 8 CPUs at
- * 1 kHz (docs/performance.md); a file being watched still grows every
- * second.
+ * first record is this old. A write at every publishing pass (100 ms) cost
+ * the sampled program 3 to 4 million instructions a run of 8 CPUs at 1 kHz
+ * (docs/performance.md); a file being watched still grows every second.
  */
 #define PMC_LOG_FILE_MAX_AGE	HZ
+
+/* log_writer.c: the log file. Process context, pub_lock held. */
 int pmc_log_file_start(struct pmc_log_state *log, struct file *file);
 /* Append a published record to the file's output. pub_lock held. */
 void pmc_log_file_append(struct pmc_log_state *log, const void *rec, u32 len);
