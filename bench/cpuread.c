@@ -35,7 +35,6 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -51,31 +50,6 @@ struct reader {
 	uint64_t start;		/* CLOCK_MONOTONIC ns, the same for all */
 	atomic_int *stop;
 };
-
-/* Is @cpu online? (cpu0 often has no "online" file: it cannot go.) */
-static int cpu_online(int cpu)
-{
-	char path[64];
-	FILE *fp;
-	int c;
-
-	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online",
-		 cpu);
-	fp = fopen(path, "r");
-	if (!fp)
-		return errno == ENOENT && cpu == 0;
-	c = fgetc(fp);
-	fclose(fp);
-	return c == '1';
-}
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 static void *reader_main(void *arg)
 {
@@ -102,7 +76,7 @@ static void *reader_main(void *arg)
 		last = v;
 		deadline += r->step;
 		/* Late (a busy machine): skip the deadlines that passed. */
-		while (deadline < mono_ns())
+		while (deadline < bench_now_ns())
 			deadline += r->step;
 	}
 	return NULL;
@@ -113,18 +87,14 @@ int main(int argc, char **argv)
 	struct reader *readers;
 	atomic_int stop = 0;
 	uint64_t config, step, start;
-	int nconf, n, cpu, ms, sig;
+	int ncpu, sig;
 	sigset_t sigs;
-	char *end;
 
+	bench_init(argv[0]);
 	if (argc != 3)
 		bench_die(0, "usage: bench-cpuread EVENT MS");
 	config = bench_soft_event(argv[1]);
-	ms = (int)strtol(argv[2], &end, 10);
-	if (*end || ms <= 0)
-		bench_die(0, "interval '%s': a number of milliseconds above 0",
-			  argv[2]);
-	step = (uint64_t)ms * 1000000ull;
+	step = bench_count_arg(argv[2], "MS") * 1000000ull;
 
 	/* The signals that end it go to the main thread's sigwait() only. */
 	sigemptyset(&sigs);
@@ -134,19 +104,17 @@ int main(int argc, char **argv)
 	/* A line a write, as cpcstat's. */
 	setvbuf(stdout, NULL, _IOLBF, 0);
 
-	nconf = (int)sysconf(_SC_NPROCESSORS_CONF);
-	readers = calloc((size_t)nconf, sizeof(*readers));
+	/* CPUs 0 to the number online less one, as bench-pmcrun -a's. */
+	ncpu = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	readers = calloc((size_t)ncpu, sizeof(*readers));
 	if (!readers)
-		bench_die(ENOMEM, "%d CPUs", nconf);
-	/* The online CPUs, as perf stat -a opens them. */
-	for (cpu = 0, n = 0; cpu < nconf; cpu++) {
-		if (!cpu_online(cpu))
-			continue;
-		readers[n].cpu = cpu;
-		readers[n++].fd = perf_open_cpu(config, cpu);
+		bench_die(ENOMEM, "%d CPUs", ncpu);
+	for (int i = 0; i < ncpu; i++) {
+		readers[i].cpu = i;
+		readers[i].fd = perf_open_cpu(config, i);
 	}
-	start = mono_ns();
-	for (int i = 0; i < n; i++) {
+	start = bench_now_ns();
+	for (int i = 0; i < ncpu; i++) {
 		readers[i].event = argv[1];
 		readers[i].step = step;
 		readers[i].start = start;
@@ -158,7 +126,7 @@ int main(int argc, char **argv)
 	}
 	sigwait(&sigs, &sig);
 	atomic_store(&stop, 1);
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < ncpu; i++)
 		pthread_join(readers[i].thread, NULL);
 	return 0;
 }
