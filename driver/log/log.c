@@ -244,7 +244,13 @@ void pmc_log_publish_locked(struct pmc_log_state *log, bool flush)
 	/* Records lost for want of a buffer: keep more of them free. */
 	if (atomic64_read(&log->lost_records))
 		log->pool_want = min(max(log->pool_want * 2,
-					 num_online_cpus() + 2), log->maxbufs);
+					 pmc_log_pool_base()), log->maxbufs);
+	/*
+	 * Replace the buffers the CPUs took since the last pass before this
+	 * one, which takes a while with many CPUs' records to merge.
+	 */
+	if (!log->dead)
+		pmc_log_pool_fill(log);
 	reported = log->dead || pmc_log_report_drops(log);
 	pmc_log_publish_pass(log, flush);
 	/*

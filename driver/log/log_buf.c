@@ -61,14 +61,26 @@ struct pmc_logbuf *pmc_log_pool_get(struct pmc_log_state *log)
 }
 
 /*
- * Keep pool_want buffers free: one per online CPU and two more (the file's
- * output and a spare) at first, twice as many each time records were lost
- * for want of one, within the limit of nbuffers_pcpu per possible CPU.
- * Process context, pub_lock held (or the log state not yet published).
+ * The free buffers to keep at first: two per online CPU and two more (the
+ * file's output and a spare). Every CPU's staging buffer can fill at about
+ * the same moment (a system-wide sampler), and the pass that gives the
+ * filled ones back can come late: with one each, the CPUs' next fill
+ * before that pass found none (samples lost at 10 kHz on 8 CPUs).
+ */
+unsigned int pmc_log_pool_base(void)
+{
+	return 2 * num_online_cpus() + 2;
+}
+
+/*
+ * Keep pool_want buffers free: pmc_log_pool_base() at first, twice as many
+ * each time records were lost for want of one, within the limit of
+ * nbuffers_pcpu per possible CPU. Process context, pub_lock held (or the
+ * log state not yet published).
  */
 void pmc_log_pool_fill(struct pmc_log_state *log)
 {
-	unsigned int want = max(log->pool_want, num_online_cpus() + 2);
+	unsigned int want = max(log->pool_want, pmc_log_pool_base());
 	struct pmc_logbuf *buf;
 	unsigned int nfree;
 

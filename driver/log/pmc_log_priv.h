@@ -279,6 +279,7 @@ void pmc_log_state_put(struct pmc_log_state *log);
 int pmc_log_pool_init(struct pmc_log_state *log);
 /* A free buffer, or NULL. Any context but NMI. */
 struct pmc_logbuf *pmc_log_pool_get(struct pmc_log_state *log);
+unsigned int pmc_log_pool_base(void);
 void pmc_log_pool_fill(struct pmc_log_state *log);
 void pmc_log_pool_destroy(struct pmc_log_state *log);
 /* Give a buffer back to the pool. Any context but NMI. */
