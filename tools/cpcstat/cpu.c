@@ -21,9 +21,11 @@
 #include <poll.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/signalfd.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -104,8 +106,12 @@ static void print_tstamp(const struct cpu_opts *o)
 		fprintf(o->c.out.fp, "%s\n", buf);
 }
 
+/*
+ * Print a line; FLUSH writes it out at once (a sampler thread's line), else
+ * the caller flushes the lines of one wake-up together (the ring's).
+ */
 static void print_counts(struct sampler *s, cpc_buf_t *buf, const struct spec_set *spec,
-			 const char *label, int id)
+			 const char *label, int id, bool flush)
 {
 	struct shared *sh = s->sh;
 	uint64_t vals[256];
@@ -123,7 +129,8 @@ static void print_counts(struct sampler *s, cpc_buf_t *buf, const struct spec_se
 	pthread_mutex_lock(&sh->out_lock);
 	print_tstamp(sh->o);
 	out_sample(&sh->o->c.out, &line);
-	fflush(sh->o->c.out.fp);
+	if (flush)
+		fflush(sh->o->c.out.fp);
 	pthread_mutex_unlock(&sh->out_lock);
 }
 
@@ -229,7 +236,7 @@ static void *sampler_main(void *arg)
 		}
 		if (take_sample(s))
 			goto fail;
-		print_counts(s, s->diff[s->cur], &o->c.specs[s->cur], "tick", s->cpu);
+		print_counts(s, s->diff[s->cur], &o->c.specs[s->cur], "tick", s->cpu, true);
 		deadline += step;
 		if (nsets > 1) {
 			int next = (s->cur + 1) % (int)nsets;
@@ -388,7 +395,7 @@ static void ring_account(struct sampler *s, bool print)
 	s->accum_tick[0] += cpc_buf_tick(sh->cpc, s->diff[0]);
 	s->last = cpc_buf_hrtime(sh->cpc, s->now[0]);
 	if (print)
-		print_counts(s, s->diff[0], spec, "tick", s->cpu);
+		print_counts(s, s->diff[0], spec, "tick", s->cpu, false);
 }
 
 /*
@@ -410,26 +417,54 @@ static void ring_final_reads(struct sampler *ss, int n, const cpu_set_t *mine)
 }
 
 /*
+ * The stop signal in WAIT that came, or 0. With SFD (a signalfd for WAIT)
+ * only when poll() saw it readable, else a look with sigtimedwait().
+ */
+static int ring_stop_signal(int sfd, bool readable, const sigset_t *wait)
+{
+	struct timespec zero = { 0, 0 };
+	struct signalfd_siginfo si;
+	int sig;
+
+	if (sfd < 0) {
+		sig = sigtimedwait(wait, NULL, &zero);
+	} else {
+		if (!readable || read(sfd, &si, sizeof(si)) != (ssize_t)sizeof(si))
+			return 0;
+		sig = (int)si.ssi_signo;
+	}
+	return sig > 0 && sig != SIGUSR1 ? sig : 0;
+}
+
+/*
  * Read the snapshots of every CPU as the ring brings them until each CPU
  * printed COUNT lines or a stop signal (in WAIT) comes. 0, or 1 when a
- * snapshot could not be read.
+ * snapshot could not be read. A wake-up costs poll() and one write of
+ * the lines of every CPU: the stop signals come through a signalfd
+ * watched by the same poll().
  */
 static int ring_loop(struct shared *sh, struct sampler *ss, int n, const sigset_t *wait,
 		     const cpu_set_t *mine)
 {
 	unsigned long count = sh->o->count, *got = calloc((size_t)n, sizeof(*got));
-	struct pollfd pfd = { .fd = cpc_snapshot_fd(sh->cpc), .events = POLLIN };
-	struct timespec zero = { 0, 0 };
+	struct pollfd pfd[2] = {
+		{ .fd = cpc_snapshot_fd(sh->cpc), .events = POLLIN },
+		{ .fd = signalfd(-1, wait, SFD_NONBLOCK | SFD_CLOEXEC), .events = POLLIN },
+	};
 	bool interrupted = false;
 	int ret = 0;
 
-	if (!got)
+	if (!got) {
+		if (pfd[1].fd >= 0)
+			close(pfd[1].fd);
 		return 1;
+	}
 	for (;;) {
 		bool done = count > 0;
 		int sig;
 
-		poll(&pfd, 1, 100);
+		/* A negative fd is ignored: without a signalfd, one to watch. */
+		poll(pfd, 2, 100);
 		for (int i = 0; i < n; i++) {
 			while (!count || got[i] < count) {
 				if (cpc_snapshot_next(sh->cpc, ss[i].sets[0], ss[i].now[0])) {
@@ -446,10 +481,11 @@ static int ring_loop(struct shared *sh, struct sampler *ss, int n, const sigset_
 			if (count && got[i] < count)
 				done = false;
 		}
+		fflush(sh->o->c.out.fp);
 		if (done || ret)
 			break;
-		sig = sigtimedwait(wait, NULL, &zero);
-		if (sig > 0 && sig != SIGUSR1) {
+		sig = ring_stop_signal(pfd[1].fd, pfd[1].revents & POLLIN, wait);
+		if (sig) {
 			cpcstat_stop = sig;
 			interrupted = true;
 			break;
@@ -457,6 +493,8 @@ static int ring_loop(struct shared *sh, struct sampler *ss, int n, const sigset_
 	}
 	if (interrupted)
 		ring_final_reads(ss, n, mine);
+	if (pfd[1].fd >= 0)
+		close(pfd[1].fd);
 	free(got);
 	return ret;
 }
@@ -750,7 +788,11 @@ int cpu_main(int argc, char **argv, const char *prog)
 	ret = cpc_tool_parsed(ret, cpustat_usage, prog, "cpustat", &caps);
 	if (ret < 0) {
 		o.c.out.several_sets = o.c.nspecs > 1;
-		setvbuf(stdout, NULL, _IOLBF, 0);
+		/*
+		 * Every line is flushed when printed, but the ring's lines of
+		 * one wake-up go out in one write (ring_loop()).
+		 */
+		setvbuf(stdout, NULL, _IOFBF, 0);
 		ret = run(&o, cpc);
 	}
 	cpc_opts_free(&o.c);
