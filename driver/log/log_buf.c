@@ -62,10 +62,12 @@ struct pmc_logbuf *pmc_log_pool_get(struct pmc_log_state *log)
 
 /*
  * The free buffers to keep at first: two per online CPU and two more (the
- * file's output and a spare). Every CPU's staging buffer can fill at about
- * the same moment (a system-wide sampler), and the pass that gives the
- * filled ones back can come late: with one each, the CPUs' next fill
- * before that pass found none (samples lost at 10 kHz on 8 CPUs).
+ * file's output and a spare). Under a system-wide sampler every CPU's
+ * buffer fills at about the same moment, so all CPUs want a buffer at
+ * once, and the filled ones come back only from the pass that publishes
+ * them, which can come late. With one free a CPU, the next fill before
+ * that pass (or the first fill, when the CPUs' first records had taken
+ * the free ones) found none: samples lost at 10 kHz on 8 CPUs.
  */
 unsigned int pmc_log_pool_base(void)
 {
