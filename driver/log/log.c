@@ -187,16 +187,18 @@ static void pmc_log_publish_pass(struct pmc_log_state *log, bool all)
 {
 	/* Not past a sample still waiting in a ring for its drain. */
 	u64 start = min(ktime_get_ns(), pmc_sample_horizon());
+	unsigned int n = 0, staging = 0;
 	struct pmc_log_cpu *lc;
-	unsigned int n = 0;
 	int cpu;
 
 	for_each_possible_cpu(cpu) {
 		lc = per_cpu_ptr(log->cpu, cpu);
 		pmc_log_take_cpu(lc);
+		staging += !!lc->snap;
 		if (pmc_log_next(log, lc))
 			log->merge[n++] = lc;
 	}
+	log->nstaging = staging;	/* the pool keeps a spare for each */
 	pmc_log_merge(log, &n, start);
 	if (n && all)
 		pmc_log_merge(log, &n, U64_MAX);
@@ -244,7 +246,7 @@ void pmc_log_publish_locked(struct pmc_log_state *log, bool flush)
 	/* Records lost for want of a buffer: keep more of them free. */
 	if (atomic64_read(&log->lost_records))
 		log->pool_want = min(max(log->pool_want * 2,
-					 pmc_log_pool_base()), log->maxbufs);
+					 pmc_log_pool_base(log)), log->maxbufs);
 	/*
 	 * Replace the buffers the CPUs took since the last pass before this
 	 * one, which takes a while with many CPUs' records to merge.

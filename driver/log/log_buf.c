@@ -45,7 +45,8 @@ void pmc_log_pool_put(struct pmc_log_state *log, struct pmc_logbuf *buf)
 	raw_spin_unlock_irqrestore(&log->pool_lock, flags);
 }
 
-struct pmc_logbuf *pmc_log_pool_get(struct pmc_log_state *log)
+struct pmc_logbuf *pmc_log_pool_get(struct pmc_log_state *log,
+				    unsigned int *left)
 {
 	struct pmc_logbuf *buf;
 	unsigned long flags;
@@ -56,22 +57,25 @@ struct pmc_logbuf *pmc_log_pool_get(struct pmc_log_state *log)
 		list_del_init(&buf->link);
 		log->nfree--;
 	}
+	if (left)
+		*left = log->nfree;
 	raw_spin_unlock_irqrestore(&log->pool_lock, flags);
 	return buf;
 }
 
 /*
- * The free buffers to keep at first: two per online CPU and two more (the
- * file's output and a spare). Under a system-wide sampler every CPU's
- * buffer fills at about the same moment, so all CPUs want a buffer at
- * once, and the filled ones come back only from the pass that publishes
- * them, which can come late. With one free a CPU, the next fill before
- * that pass (or the first fill, when the CPUs' first records had taken
- * the free ones) found none: samples lost at 10 kHz on 8 CPUs.
+ * The free buffers to keep at first: one per online CPU (each CPU's first
+ * record takes one), two more (the file's output and a spare), and one
+ * more per CPU that stages records. Under a system-wide sampler every
+ * CPU's buffer fills at about the same moment, so all CPUs want a buffer
+ * at once, and the filled ones come back only from the pass that
+ * publishes them, which can come late: with one free a CPU, the next fill
+ * before that pass found none (samples lost at 10 kHz on 8 CPUs).
+ * Process context, pub_lock held.
  */
-unsigned int pmc_log_pool_base(void)
+unsigned int pmc_log_pool_base(const struct pmc_log_state *log)
 {
-	return 2 * num_online_cpus() + 2;
+	return num_online_cpus() + 2 + log->nstaging;
 }
 
 /*
@@ -82,7 +86,7 @@ unsigned int pmc_log_pool_base(void)
  */
 void pmc_log_pool_fill(struct pmc_log_state *log)
 {
-	unsigned int want = max(log->pool_want, pmc_log_pool_base());
+	unsigned int want = max(log->pool_want, pmc_log_pool_base(log));
 	struct pmc_logbuf *buf;
 	unsigned int nfree;
 
@@ -207,6 +211,7 @@ void *pmc_log_begin(struct pmc_log_state *log, u32 type, size_t len, u64 tsc,
 	struct pmc_log_cpu *lc;
 	struct pmc_logbuf *buf;
 	bool urgent = false;
+	unsigned int left;
 
 	len = ALIGN(len, PMCLOG_ALIGN);
 	if (len > pmc_log_max_record(log) || !pmc_log_accepting(log))
@@ -226,7 +231,14 @@ void *pmc_log_begin(struct pmc_log_state *log, u32 type, size_t len, u64 tsc,
 			urgent = true;
 		}
 		atomic64_inc(&pmc_stats.buffer_requests);
-		buf = pmc_log_pool_get(log);
+		buf = pmc_log_pool_get(log, &left);
+		/*
+		 * Fewer free than CPUs (their first records took them, or
+		 * they all filled one at once): refill now, not at the next
+		 * pass, before the CPUs want more.
+		 */
+		if (left < num_online_cpus())
+			urgent = true;
 		if (!buf) {
 			/*
 			 * A DROPNOTIFY not staged is retried, not lost: only

@@ -254,12 +254,12 @@ static void pmc_log_file_queue(struct pmc_log_state *log, struct pmc_logbuf *buf
 /* A buffer for the output: the pool's, or a new one within the limit. */
 static struct pmc_logbuf *pmc_log_out_buf(struct pmc_log_state *log)
 {
-	struct pmc_logbuf *buf = pmc_log_pool_get(log);
+	struct pmc_logbuf *buf = pmc_log_pool_get(log, NULL);
 
 	atomic64_inc(&pmc_stats.buffer_requests);
 	if (!buf) {
 		pmc_log_pool_fill(log);
-		buf = pmc_log_pool_get(log);
+		buf = pmc_log_pool_get(log, NULL);
 	}
 	if (!buf)
 		atomic64_inc(&pmc_stats.buffer_requests_failed);

@@ -155,6 +155,7 @@ struct pmc_log_state {
 	unsigned int nbufs;		/* allocated, under pub_lock */
 	unsigned int maxbufs;
 	unsigned int pool_want;		/* free ones to keep, under pub_lock */
+	unsigned int nstaging;		/* CPUs with a staging buffer, ditto */
 
 	struct mutex cfg_lock;
 	struct mutex pub_lock;
@@ -277,9 +278,10 @@ void pmc_log_state_put(struct pmc_log_state *log);
 
 /* log_buf.c: the buffer pool. Process context. */
 int pmc_log_pool_init(struct pmc_log_state *log);
-/* A free buffer, or NULL. Any context but NMI. */
-struct pmc_logbuf *pmc_log_pool_get(struct pmc_log_state *log);
-unsigned int pmc_log_pool_base(void);
+/* A free buffer, or NULL; *@left: how many stay free. Any context but NMI. */
+struct pmc_logbuf *pmc_log_pool_get(struct pmc_log_state *log,
+				    unsigned int *left);
+unsigned int pmc_log_pool_base(const struct pmc_log_state *log);
 void pmc_log_pool_fill(struct pmc_log_state *log);
 void pmc_log_pool_destroy(struct pmc_log_state *log);
 /* Give a buffer back to the pool. Any context but NMI. */
