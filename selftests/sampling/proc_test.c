@@ -179,7 +179,10 @@ TEST_F(proc, proccsw_deltas_add_up_to_the_total)
  * PMC_F_DESCENDANTS and PROCEXIT: a leader forks 32 children that fault
  * 64 + i pages each, and exits after them. Every process gets a PROCEXIT
  * with its own count, every fork a PROCFORK, and the PROCEXIT values add
- * up to the PMC's value.
+ * up to the PMC's value. The leader is blocked when the PMC starts (it says
+ * so first): a fault it took between the start's read of the counters and
+ * its book's is counted by one and not the other (pmc_book_enable(); the
+ * start of a running thread is starts_and_stops_while_the_thread_runs').
  */
 TEST_F(proc, procexit_for_every_process_of_a_fork_storm)
 {
@@ -187,7 +190,7 @@ TEST_F(proc, procexit_for_every_process_of_a_fork_storm)
 	const struct pmclog_header *h;
 	struct smp_buf b = {};
 	uint64_t value, sum = 0;
-	int go[2], rep[2], i;
+	int go[2], rep[2], ready[2], i;
 	bool seen[NCHILD] = { false }, leader_seen = false;
 	size_t off, nexit = 0, nfork = 0;
 	int64_t id;
@@ -196,12 +199,16 @@ TEST_F(proc, procexit_for_every_process_of_a_fork_storm)
 	RETURN_IF_SKIPPED();
 	ASSERT_EQ(0, pipe(go));
 	ASSERT_EQ(0, pipe(rep));
+	ASSERT_EQ(0, pipe(ready));
 	leader = fork();
 	ASSERT_LE(0, leader);
 	if (leader == 0) {
 		pid_t k[NCHILD];
 
-		if (read(go[0], &c, 1) != 1)
+		/* Its stack and read()'s code, faulted in before the start. */
+		k[0] = 0;
+		if (read(go[0], &c, 0) != 0 || write(ready[1], "r", 1) != 1 ||
+		    read(go[0], &c, 1) != 1)
 			_exit(2);
 		for (i = 0; i < NCHILD; i++) {
 			k[i] = fork();
@@ -216,6 +223,7 @@ TEST_F(proc, procexit_for_every_process_of_a_fork_storm)
 			_exit(2);
 		_exit(0);
 	}
+	ASSERT_EQ(1, read(ready[0], &c, 1));
 	id = count_then_go(_metadata, self, PERF_COUNT_SW_PAGE_FAULTS,
 			   PMC_F_LOG_PROCEXIT | PMC_F_DESCENDANTS, leader,
 			   go[1]);
