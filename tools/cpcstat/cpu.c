@@ -449,16 +449,14 @@ static int ring_loop(struct shared *sh, struct sampler *ss, int n, const sigset_
 	unsigned long count = sh->o->count, *got = calloc((size_t)n, sizeof(*got));
 	struct pollfd pfd[2] = {
 		{ .fd = cpc_snapshot_fd(sh->cpc), .events = POLLIN },
-		{ .fd = signalfd(-1, wait, SFD_NONBLOCK | SFD_CLOEXEC), .events = POLLIN },
+		{ .fd = -1, .events = POLLIN },
 	};
 	bool interrupted = false;
 	int ret = 0;
 
-	if (!got) {
-		if (pfd[1].fd >= 0)
-			close(pfd[1].fd);
+	if (!got)
 		return 1;
-	}
+	pfd[1].fd = signalfd(-1, wait, SFD_NONBLOCK | SFD_CLOEXEC);
 	for (;;) {
 		bool done = count > 0;
 		int sig;
