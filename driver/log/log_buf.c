@@ -204,8 +204,12 @@ void pmc_log_sampled(struct pmc_log_state *log)
 	pmc_log_kick(log, false);
 }
 
-void *pmc_log_begin(struct pmc_log_state *log, u32 type, size_t len, u64 tsc,
-		    struct pmc_log_rsv *rsv)
+/*
+ * pmc_log_begin() on the staging of @cpu, or of this CPU when @cpu is
+ * negative (read with IRQs off, so that the CPU cannot change under it).
+ */
+static void *pmc_log_begin_on(struct pmc_log_state *log, int cpu, u32 type,
+			      size_t len, u64 tsc, struct pmc_log_rsv *rsv)
 {
 	struct pmclog_header *h;
 	struct pmc_log_cpu *lc;
@@ -218,7 +222,7 @@ void *pmc_log_begin(struct pmc_log_state *log, u32 type, size_t len, u64 tsc,
 		return NULL;
 
 	local_irq_save(rsv->flags);
-	lc = this_cpu_ptr(log->cpu);
+	lc = cpu < 0 ? this_cpu_ptr(log->cpu) : per_cpu_ptr(log->cpu, cpu);
 	raw_spin_lock(&lc->lock);
 	/* Re-checked under the lock: pmc_log_owner_exit() syncs on it. */
 	if (READ_ONCE(log->dead))
@@ -271,6 +275,18 @@ fail:
 	if (urgent)
 		pmc_log_kick(log, true);
 	return NULL;
+}
+
+void *pmc_log_begin(struct pmc_log_state *log, u32 type, size_t len, u64 tsc,
+		    struct pmc_log_rsv *rsv)
+{
+	return pmc_log_begin_on(log, -1, type, len, tsc, rsv);
+}
+
+void *pmc_log_begin_cpu(struct pmc_log_state *log, unsigned int cpu, u32 type,
+			size_t len, u64 tsc, struct pmc_log_rsv *rsv)
+{
+	return pmc_log_begin_on(log, cpu, type, len, tsc, rsv);
 }
 
 void pmc_log_end(struct pmc_log_rsv *rsv)

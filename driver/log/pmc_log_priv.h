@@ -216,6 +216,14 @@ extern struct workqueue_struct *pmc_log_wq;
  */
 void *pmc_log_begin(struct pmc_log_state *log, u32 type, size_t len, u64 tsc,
 		    struct pmc_log_rsv *rsv);
+/*
+ * pmc_log_begin() on @cpu's staging, from any CPU: the sample drain of a
+ * ring run by the publisher from its own CPU stages the ring's samples
+ * where their CPU's other records are (each CPU's records stay in the
+ * order they were staged). Same contexts.
+ */
+void *pmc_log_begin_cpu(struct pmc_log_state *log, unsigned int cpu, u32 type,
+			size_t len, u64 tsc, struct pmc_log_rsv *rsv);
 void pmc_log_end(struct pmc_log_rsv *rsv);
 
 /*

@@ -14,11 +14,14 @@
  * The drain runs by age, with the owner's publication: a sample asks its
  * log for a publishing pass (pmc_log_sampled(): a bit test, and the log's
  * kick once a pass), and each pass first drains every CPU's ring
- * (pmc_sample_flush(), one IPI a CPU with entries), within the log's
- * publication delay (10 ms for a mapped ring's readers, 100 ms for a file).
- * A sample then costs one interrupt (the overflow) and shares a drain with
- * the pass's other samples; a drain at every tick (250 a second on each
- * CPU) cost about 1,500 instructions each (docs/performance.md). The drain
+ * (pmc_sample_flush(), from the publisher's CPU: it stages the samples on
+ * their CPU's log staging, under the ring's consumer lock), within the
+ * log's publication delay (10 ms for a mapped ring's readers, 100 ms for a
+ * file). A sample then costs one interrupt (the overflow) and shares a
+ * drain with the pass's other samples; a drain at every tick (250 a second
+ * on each CPU) cost about 1,500 instructions each (docs/performance.md),
+ * and the pass no longer sends each CPU with entries an IPI to drain its
+ * own ring and waits for them all. The drain
  * runs at once (an immediate irq_work, a self-IPI) for an OVERFLOW entry (a
  * signal is due), a MAP_IN or MAP_OUT (rare; the MAP_IN's task_work is due
  * before the mapping task returns to user space), and when the ring is a
@@ -96,9 +99,10 @@ struct pmc_sample {
 };
 
 /*
- * struct pmc_sample_ring - one CPU's samples. Lock-free (the producers run
- * in NMI): nested producers on the ring's CPU (@nest), one consumer (the
- * drain, on the ring's CPU), acquire/release on @prod and @cons.
+ * struct pmc_sample_ring - one CPU's samples. Lock-free for the producers
+ * (they run in NMI): nested producers on the ring's CPU (@nest), one
+ * consumer at a time (the drain, @drain_lock), acquire/release on @prod and
+ * @cons.
  * @head:	entries reserved; cmpxchg'd by the handlers (pmc_sample_reserve())
  * @prod:	entries published; written by the outermost handler only
  *		(pmc_sample_commit())
@@ -106,18 +110,24 @@ struct pmc_sample {
  * @nest:	handlers filling an entry on this CPU
  * @urgent:	an inner handler's entry wants the drain at once
  * @last_tsc:	the time of the last entry staged (the drain's)
+ * @cpu:	the ring's CPU, whose log staging gets its records
+ * @drain_lock:	the consumer's (not on PREEMPT_RT), taken with IRQs off
  * @entries:	nsamples entries of @stride bytes
  * @now:	the drain at once (a self-IPI, or an IPI's irq_work)
  * @wake:	on PREEMPT_RT, raises the irq_work interrupt for the CPU's
  *		other works (IRQ_WORK_INIT_HARD; pmc_irq_work_raise())
  *
- * The drain runs on the ring's CPU and never beside itself: in hard IRQ
- * with IRQs off (the irq_work interrupt, a flush's IPI, or a CPU's own
- * dying step), or on PREEMPT_RT (@now is not IRQ_WORK_INIT_HARD) in the
- * CPU's irq_work kthread, where a flush's IPI only queues @now: a direct
- * call could interrupt the kthread's. The one call from another CPU is for
- * the ring of an offline CPU, held offline (pmc_sample_drain_offline()),
- * where no drain nor producer can run.
+ * The drain never runs beside itself. Without PREEMPT_RT it holds
+ * @drain_lock with IRQs off: on the ring's CPU in hard IRQ (the irq_work
+ * interrupt, a flush's IPI, the CPU's own dying step), and on any other
+ * CPU in the publisher's pass (pmc_sample_flush(): samples only, an
+ * OVERFLOW or MAP entry stops it and is left to the ring's CPU) and for
+ * the ring of an offline CPU. On PREEMPT_RT (@now is not
+ * IRQ_WORK_INIT_HARD) it runs in the ring CPU's irq_work kthread,
+ * preemptible, where it may allocate (sample_ovf.c): no raw lock there,
+ * a flush's IPI only queues @now (a direct call could interrupt the
+ * kthread's), and the one call from another CPU is for the ring of an
+ * offline CPU, held offline, where no drain nor producer can run.
  */
 struct pmc_sample_ring {
 	unsigned int head;
@@ -126,6 +136,8 @@ struct pmc_sample_ring {
 	int nest;
 	bool urgent;
 	u64 last_tsc;
+	unsigned int cpu;
+	raw_spinlock_t drain_lock;
 	unsigned int stride;
 	u8 *entries;
 	struct irq_work now;
@@ -372,8 +384,12 @@ void pmc_sample_map(struct pmc_log_state *log, bool in, pid_t pid,
 
 /* ------------------------------------------------------------ drain */
 
-/* Stage the CALLCHAIN record of @s. Hard IRQ. */
-static void pmc_sample_stage(struct pmc_sample *s)
+/*
+ * Stage the CALLCHAIN record of @s on @cpu's log staging (the ring's).
+ * IRQs off (hard IRQ, or the publisher under the ring's drain_lock), or the
+ * irq_work kthread on PREEMPT_RT.
+ */
+static void pmc_sample_stage(struct pmc_sample *s, unsigned int cpu)
 {
 	struct pmc_log_state *log = s->log;
 	struct pmclog_callchain *cc;
@@ -384,8 +400,8 @@ static void pmc_sample_stage(struct pmc_sample *s)
 	max = (pmc_log_max_record(log) - sizeof(*cc)) / sizeof(cc->pl_pc[0]);
 	if (npc > max)
 		npc = max;
-	cc = pmc_log_begin(log, PMCLOG_TYPE_CALLCHAIN,
-			   struct_size(cc, pl_pc, npc), s->tsc, &rsv);
+	cc = pmc_log_begin_cpu(log, cpu, PMCLOG_TYPE_CALLCHAIN,
+			       struct_size(cc, pl_pc, npc), s->tsc, &rsv);
 	if (!cc)
 		return;
 	cc->pl_pid = s->pid;
@@ -399,16 +415,20 @@ static void pmc_sample_stage(struct pmc_sample *s)
 }
 
 /*
- * The drain of a ring: hard IRQ on the ring's CPU (its irq_work, a flush's
- * IPI), so it never runs beside the producer except as the interrupted
- * party of an NMI. On PREEMPT_RT (not IRQ_WORK_INIT_HARD) the CPU's
- * irq_work kthread runs it, preemptible: a producer may then interrupt it
- * at any point, which the ring's acquire/release protocol allows; it
- * stages under the log's raw locks. Each entry's @cons is released after
- * the entry is staged: a ring whose @cons has reached an entry holds
- * nothing of it.
+ * The drain of a ring: stage its entries published up to now, in order.
+ * With @samples_only it stops before an entry that is not a sample (an
+ * OVERFLOW's signal and a MAP entry's record are left to the ring's CPU,
+ * whose task they are about) and returns false; true when it emptied the
+ * ring. Without PREEMPT_RT the
+ * caller holds the ring's drain_lock with IRQs off, on the ring's CPU (hard
+ * IRQ) or another one; producers on the ring's CPU run beside it, which
+ * the ring's acquire/release protocol allows. On PREEMPT_RT the ring CPU's
+ * irq_work kthread runs it, preemptible (a producer may interrupt it at
+ * any point), or a flush for an offline CPU. It stages under the log's raw
+ * locks. Each entry's @cons is released after the entry is staged: a ring
+ * whose @cons has reached an entry holds nothing of it.
  */
-static void pmc_sample_drain(struct pmc_sample_ring *ring)
+static bool pmc_sample_drain(struct pmc_sample_ring *ring, bool samples_only)
 {
 	unsigned int cons = ring->cons;
 	/* Pairs with the handler's release of prod: entries are complete. */
@@ -416,6 +436,9 @@ static void pmc_sample_drain(struct pmc_sample_ring *ring)
 
 	for (; cons != prod; cons++) {
 		struct pmc_sample *s = pmc_sample_at(ring, cons);
+
+		if (samples_only && s->kind != PMC_SAMPLE_CALLCHAIN)
+			break;
 
 		/* An inner handler's entry, stamped before the outer's. */
 		if (s->tsc < ring->last_tsc)
@@ -435,18 +458,42 @@ static void pmc_sample_drain(struct pmc_sample_ring *ring)
 			pmc_log_map_out(s->log, s->pid, s->start, s->end);
 			break;
 		default:
-			pmc_sample_stage(s);
+			pmc_sample_stage(s, ring->cpu);
 		}
 		/* The entry is read before the handler may reuse it. */
 		smp_store_release(&ring->cons, cons + 1);
 	}
 	atomic64_inc(&pmc_stats.log_sweeps);
+	return cons == prod;
+}
+
+/*
+ * pmc_sample_drain() under the ring's drain_lock, IRQs off: any context
+ * where a raw spinlock may be taken, any CPU. Not on PREEMPT_RT.
+ */
+static bool pmc_sample_drain_locked(struct pmc_sample_ring *ring,
+				    bool samples_only)
+{
+	unsigned long flags;
+	bool empty;
+
+	raw_spin_lock_irqsave(&ring->drain_lock, flags);
+	empty = pmc_sample_drain(ring, samples_only);
+	raw_spin_unlock_irqrestore(&ring->drain_lock, flags);
+	return empty;
 }
 
 /* The immediate irq_work: hard IRQ, or the CPU's irq_work kthread. */
 static void pmc_sample_drain_now(struct irq_work *work)
 {
-	pmc_sample_drain(container_of(work, struct pmc_sample_ring, now));
+	struct pmc_sample_ring *ring = container_of(work,
+						    struct pmc_sample_ring,
+						    now);
+
+	if (IS_ENABLED(CONFIG_PREEMPT_RT))
+		pmc_sample_drain(ring, false);
+	else
+		pmc_sample_drain_locked(ring, false);
 }
 
 /*
@@ -518,10 +565,10 @@ u64 pmc_sample_horizon(void)
 static DEFINE_MUTEX(pmc_sample_sync_lock);
 
 /*
- * IPI (hard IRQ, IRQs off) on a CPU whose ring has entries, or a direct
- * call there with IRQs off: drain this CPU's ring. On PREEMPT_RT queue the
- * immediate drain instead, which the irq_work kthread runs after any drain
- * of this ring already running there, never beside it.
+ * IPI (hard IRQ, IRQs off) on a CPU whose ring has entries: drain this
+ * CPU's ring. On PREEMPT_RT queue the immediate drain instead, which the
+ * irq_work kthread runs after any drain of this ring already running
+ * there, never beside it.
  */
 static void pmc_sample_kick(void *info)
 {
@@ -530,32 +577,29 @@ static void pmc_sample_kick(void *info)
 	if (IS_ENABLED(CONFIG_PREEMPT_RT))
 		pmc_irq_work_raise(&ring->now);
 	else
-		pmc_sample_drain(ring);
+		pmc_sample_drain_locked(ring, false);
 }
 
 /*
  * The ring of an offline CPU with entries: a CPU goes offline with the
  * entries that wait for the next publishing pass (and faults-hotplug once
  * found one with entries and its drain still queued, a wait for the work
- * never ended). Drained here instead, the CPU held offline (the caller
- * holds cpu_hotplug_lock for read): its drain cannot run meanwhile (it
- * finds the ring empty when the CPU comes back), nor can a producer. With
- * IRQs off as in the irq_work interrupt; on PREEMPT_RT, where the drain
- * may allocate with the slab's sleeping locks, preemptible on one CPU as
- * in the irq_work kthread. Process context, under pmc_sample_sync_lock.
+ * never ended). Drained here instead, every kind of entry, the CPU held
+ * offline (the caller holds cpu_hotplug_lock for read): no producer can
+ * run meanwhile, and its drain finds the ring empty when the CPU comes
+ * back. With IRQs off under the drain_lock as in the irq_work interrupt;
+ * on PREEMPT_RT, where the drain may allocate with the slab's sleeping
+ * locks, preemptible on one CPU as in the irq_work kthread. Process
+ * context, under pmc_sample_sync_lock.
  */
 static void pmc_sample_drain_offline(struct pmc_sample_ring *ring)
 {
-	unsigned long flags;
-
 	if (IS_ENABLED(CONFIG_PREEMPT_RT)) {
 		migrate_disable();	/* a kthread bound to a CPU */
-		pmc_sample_drain(ring);
+		pmc_sample_drain(ring, false);
 		migrate_enable();
 	} else {
-		local_irq_save(flags);
-		pmc_sample_drain(ring);
-		local_irq_restore(flags);
+		pmc_sample_drain_locked(ring, false);
 	}
 }
 
@@ -563,6 +607,68 @@ static void pmc_sample_drain_offline(struct pmc_sample_ring *ring)
 static bool pmc_sample_cpu_pending(int cpu, void *info)
 {
 	return pmc_sample_pending(per_cpu_ptr(&pmc_sample_rings, cpu));
+}
+
+/*
+ * PREEMPT_RT's flush: the drains run in each CPU's irq_work kthread. One
+ * IPI to each online CPU with entries at once, and one wait for all of
+ * them, not a call and a wait per CPU in turn. Under pmc_sample_sync_lock
+ * and cpus_read_lock().
+ */
+static void pmc_sample_flush_kthreads(void)
+{
+	int cpu;
+
+	on_each_cpu_cond_mask(pmc_sample_cpu_pending, pmc_sample_kick, NULL,
+			      true, cpu_online_mask);
+	/*
+	 * A kicked drain reads prod after the kick, on the CPU that committed
+	 * the entries: it stages all of them before the work is idle again
+	 * (and so does a drain already queued at once). The works are
+	 * static, never freed here.
+	 */
+	for_each_possible_cpu(cpu) {
+		struct irq_work *work = &per_cpu(pmc_sample_rings, cpu).now;
+
+		if (irq_work_is_busy(work))
+			irq_work_sync(work);
+	}
+}
+
+/*
+ * The CPUs whose ring a flush left to its CPU (an OVERFLOW or MAP entry):
+ * under pmc_sample_sync_lock.
+ */
+static struct cpumask pmc_sample_left;
+
+/*
+ * The flush without PREEMPT_RT: this CPU drains the online CPUs' samples
+ * itself, each ring under its drain_lock, which waits for a drain running
+ * on the ring's CPU: no IPI interrupts a sampled CPU for a pass, and the
+ * pass waits for none (it sent one to each CPU with entries and waited for
+ * all of them: half the function-call IPIs of a run of 8 arm64 CPUs at
+ * 1 kHz, docs/performance.md). A ring whose next entry is not a sample
+ * still gets the IPI. The drain
+ * reads prod after the call's barrier: every entry committed before the
+ * call is staged when it returns. Under pmc_sample_sync_lock and
+ * cpus_read_lock().
+ */
+static void pmc_sample_flush_here(void)
+{
+	int cpu;
+
+	for_each_online_cpu(cpu) {
+		struct pmc_sample_ring *ring = per_cpu_ptr(&pmc_sample_rings,
+							   cpu);
+
+		if (pmc_sample_pending(ring) &&
+		    !pmc_sample_drain_locked(ring, true))
+			cpumask_set_cpu(cpu, &pmc_sample_left);
+	}
+	if (unlikely(!cpumask_empty(&pmc_sample_left))) {
+		on_each_cpu_mask(&pmc_sample_left, pmc_sample_kick, NULL, true);
+		cpumask_clear(&pmc_sample_left);
+	}
 }
 
 void pmc_sample_flush(void)
@@ -580,27 +686,11 @@ void pmc_sample_flush(void)
 		if (!cpu_online(cpu) && pmc_sample_pending(ring))
 			pmc_sample_drain_offline(ring);
 	}
-	/*
-	 * One IPI to each online CPU with entries at once, and one wait for
-	 * all of them, not a call and a wait per CPU in turn: about 4 million
-	 * instructions less a run of 8 arm64 CPUs sampled at 1 kHz
-	 * (docs/performance.md).
-	 */
-	on_each_cpu_cond_mask(pmc_sample_cpu_pending, pmc_sample_kick, NULL,
-			      true, cpu_online_mask);
+	if (IS_ENABLED(CONFIG_PREEMPT_RT))
+		pmc_sample_flush_kthreads();
+	else
+		pmc_sample_flush_here();
 	cpus_read_unlock();
-	/*
-	 * A kicked drain reads prod after the kick, on the CPU that committed
-	 * the entries: it stages all of them before it returns (the IPI) or
-	 * before the work is idle again (PREEMPT_RT, and a drain already
-	 * queued at once). The works are static, never freed here.
-	 */
-	for_each_possible_cpu(cpu) {
-		struct irq_work *work = &per_cpu(pmc_sample_rings, cpu).now;
-
-		if (irq_work_is_busy(work))
-			irq_work_sync(work);
-	}
 	mutex_unlock(&pmc_sample_sync_lock);
 }
 
@@ -628,6 +718,8 @@ int pmc_sample_init(void)
 		ring->nest = 0;
 		ring->urgent = false;
 		ring->last_tsc = 0;
+		ring->cpu = cpu;
+		raw_spin_lock_init(&ring->drain_lock);
 		ring->stride = stride;
 		init_irq_work(&ring->now, pmc_sample_drain_now);
 		ring->wake = IRQ_WORK_INIT_HARD(pmc_sample_wake_fn);
