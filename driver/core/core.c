@@ -656,6 +656,9 @@ long pmc_op_pmcstart(struct pmc_file *pf, void __user *arg)
 	if (!ret)
 		pmc_dbg(PMC_DBG_PMC, PMC_DBG_START, pm->id,
 			task_tgid_nr(current), pmc_dbg_cpu(pm), 0);
+	/* Each CPU with a system-sampling PMC stages records from now on. */
+	if (!ret && pm->mode == PMC_MODE_SS)
+		pmc_log_expect_cpus(po, po->nss);
 	if (PMC_IS_VIRTUAL_MODE(pm->mode))
 		pmc_selfread_update(po, pm->group);
 	pmc_owner_unlock(po);

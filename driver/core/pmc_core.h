@@ -319,6 +319,17 @@ void pmc_log_owner_exit(struct pmc_owner *po);
  */
 bool pmc_log_configured(struct pmc_owner *po);
 
+/*
+ * The owner's records are about to come from @ncpus CPUs at once (its
+ * system-sampling PMCs start): keep a free log buffer for each of them
+ * from now on, as a publishing pass does once it has counted them. The
+ * pass can come tens of milliseconds after the start, while every CPU
+ * fills its first buffer (a pool sized for one CPU staging lost samples
+ * at the start of 10 kHz runs on 8 CPUs). Process context, owner->lock
+ * held.
+ */
+void pmc_log_expect_cpus(struct pmc_owner *po, unsigned int ncpus);
+
 /* Process context, owner->lock held. */
 void pmc_log_pmcallocate(struct pmc_owner *po, struct pmc_obj *pm);
 void pmc_log_pmcattach(struct pmc_owner *po, struct pmc_obj *pm,

@@ -477,6 +477,21 @@ bool pmc_log_configured(struct pmc_owner *po)
 	return log && pmc_log_accepting(log);
 }
 
+void pmc_log_expect_cpus(struct pmc_owner *po, unsigned int ncpus)
+{
+	struct pmc_log_state *log = pmc_log_of(po);
+
+	if (!log)
+		return;
+	ncpus = min(ncpus, num_online_cpus());
+	mutex_lock(&log->pub_lock);
+	if (ncpus > log->nstaging && !log->dead) {
+		log->nstaging = ncpus;
+		pmc_log_pool_fill(log);
+	}
+	mutex_unlock(&log->pub_lock);
+}
+
 void pmc_log_owner_exit(struct pmc_owner *po)
 {
 	struct pmc_log_state *log;

@@ -66,11 +66,13 @@ struct pmc_logbuf *pmc_log_pool_get(struct pmc_log_state *log,
 /*
  * The free buffers to keep at first: one per online CPU (each CPU's first
  * record takes one), two more (the file's output and a spare), and one
- * more per CPU that stages records. Under a system-wide sampler every
- * CPU's buffer fills at about the same moment, so all CPUs want a buffer
- * at once, and the filled ones come back only from the pass that
- * publishes them, which can come late: with one free a CPU, the next fill
- * before that pass found none (samples lost at 10 kHz on 8 CPUs).
+ * more per CPU that stages records (counted by each pass, and expected
+ * from the start of system-sampling PMCs: pmc_log_expect_cpus()). Under
+ * a system-wide sampler every CPU's buffer fills at about the same moment,
+ * so all CPUs want a buffer at once, and the filled ones come back only
+ * from the pass that publishes them, which can come late: with one free a
+ * CPU, the next fill before that pass found none (samples lost at 10 kHz
+ * on 8 CPUs).
  * Process context, pub_lock held.
  */
 unsigned int pmc_log_pool_base(const struct pmc_log_state *log)

@@ -155,7 +155,8 @@ struct pmc_log_state {
 	unsigned int nbufs;		/* allocated, under pub_lock */
 	unsigned int maxbufs;
 	unsigned int pool_want;		/* free ones to keep, under pub_lock */
-	unsigned int nstaging;		/* CPUs with a staging buffer, ditto */
+	/* CPUs with a staging buffer (or expected to stage), ditto */
+	unsigned int nstaging;
 
 	struct mutex cfg_lock;
 	struct mutex pub_lock;
