@@ -21,8 +21,8 @@
  * drain with the pass's other samples; a drain at every tick (250 a second
  * on each CPU) cost about 1,500 instructions each (docs/performance.md),
  * and the pass no longer sends each CPU with entries an IPI to drain its
- * own ring and waits for them all. The drain
- * runs at once (an immediate irq_work, a self-IPI) for an OVERFLOW entry (a
+ * own ring and waits for them all. The drain runs at once (an immediate
+ * irq_work, a self-IPI) for an OVERFLOW entry (a
  * signal is due), a MAP_IN or MAP_OUT (rare; the MAP_IN's task_work is due
  * before the mapping task returns to user space), and when the ring is a
  * quarter full or full. A consumer of the log drains every CPU's ring before
@@ -419,9 +419,9 @@ static void pmc_sample_stage(struct pmc_sample *s, unsigned int cpu)
  * With @samples_only it stops before an entry that is not a sample (an
  * OVERFLOW's signal and a MAP entry's record are left to the ring's CPU,
  * whose task they are about) and returns false; true when it emptied the
- * ring. Without PREEMPT_RT the
- * caller holds the ring's drain_lock with IRQs off, on the ring's CPU (hard
- * IRQ) or another one; producers on the ring's CPU run beside it, which
+ * ring. Without PREEMPT_RT the caller holds the ring's drain_lock with
+ * IRQs off, on the ring's CPU (hard IRQ) or another one; producers on the
+ * ring's CPU run beside it, which
  * the ring's acquire/release protocol allows. On PREEMPT_RT the ring CPU's
  * irq_work kthread runs it, preemptible (a producer may interrupt it at
  * any point), or a flush for an offline CPU. It stages under the log's raw
@@ -610,23 +610,18 @@ static bool pmc_sample_cpu_pending(int cpu, void *info)
 }
 
 /*
- * PREEMPT_RT's flush: the drains run in each CPU's irq_work kthread. One
- * IPI to each online CPU with entries at once, and one wait for all of
- * them, not a call and a wait per CPU in turn. Under pmc_sample_sync_lock
- * and cpus_read_lock().
+ * PREEMPT_RT's flush, after one IPI to each online CPU with entries at once
+ * (pmc_sample_kick() queues the drain for the CPU's irq_work kthread): one
+ * wait for all the drains, not a call and a wait per CPU in turn. A kicked
+ * drain reads prod after the kick, on the CPU that committed the entries:
+ * it stages all of them before the work is idle again (and so does a drain
+ * already queued at once). The works are static, never freed here. Process
+ * context, under pmc_sample_sync_lock.
  */
-static void pmc_sample_flush_kthreads(void)
+static void pmc_sample_wait_kicked(void)
 {
 	int cpu;
 
-	on_each_cpu_cond_mask(pmc_sample_cpu_pending, pmc_sample_kick, NULL,
-			      true, cpu_online_mask);
-	/*
-	 * A kicked drain reads prod after the kick, on the CPU that committed
-	 * the entries: it stages all of them before the work is idle again
-	 * (and so does a drain already queued at once). The works are
-	 * static, never freed here.
-	 */
 	for_each_possible_cpu(cpu) {
 		struct irq_work *work = &per_cpu(pmc_sample_rings, cpu).now;
 
@@ -648,10 +643,9 @@ static struct cpumask pmc_sample_left;
  * pass waits for none (it sent one to each CPU with entries and waited for
  * all of them: half the function-call IPIs of a run of 8 arm64 CPUs at
  * 1 kHz, docs/performance.md). A ring whose next entry is not a sample
- * still gets the IPI. The drain
- * reads prod after the call's barrier: every entry committed before the
- * call is staged when it returns. Under pmc_sample_sync_lock and
- * cpus_read_lock().
+ * still gets the IPI. The drain reads prod after the call's barrier: every
+ * entry committed before the call is staged when it returns. Under
+ * pmc_sample_sync_lock and cpus_read_lock().
  */
 static void pmc_sample_flush_here(void)
 {
@@ -687,10 +681,13 @@ void pmc_sample_flush(void)
 			pmc_sample_drain_offline(ring);
 	}
 	if (IS_ENABLED(CONFIG_PREEMPT_RT))
-		pmc_sample_flush_kthreads();
+		on_each_cpu_cond_mask(pmc_sample_cpu_pending, pmc_sample_kick,
+				      NULL, true, cpu_online_mask);
 	else
 		pmc_sample_flush_here();
 	cpus_read_unlock();
+	if (IS_ENABLED(CONFIG_PREEMPT_RT))
+		pmc_sample_wait_kicked();
 	mutex_unlock(&pmc_sample_sync_lock);
 }
 
