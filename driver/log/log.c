@@ -294,6 +294,13 @@ static void pmc_log_pub_work(struct work_struct *work)
 						 pub_work);
 
 	clear_bit(PMC_LOG_KICK_URGENT, &log->kick_flags);
+	/* Urgent kicks from now on queue another pass (pmc_log_kick()). */
+	clear_bit(PMC_LOG_KICK_QUEUED, &log->kick_flags);
+	/*
+	 * A kick that found the bit still set staged its record before the
+	 * clear: the pass's take of that CPU's staging comes after it.
+	 */
+	smp_mb__after_atomic();
 	/* The samples wait in the rings for this pass (pmc_log_sampled()). */
 	pmc_sample_flush();
 	pmc_log_publish(log, false);

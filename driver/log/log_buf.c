@@ -172,7 +172,7 @@ void pmc_log_pool_destroy(struct pmc_log_state *log)
  * Ask for a publishing pass: soon, or at once when a buffer filled up (on
  * PREEMPT_RT too, see pmc_irq_work_raise()). Through irq_work, since the
  * callers may hold the rq lock (sched_switch), where queueing work could
- * wake a worker. Any context, NMI included: a bit test, a set_bit() and
+ * wake a worker. Any context, NMI included: bit operations and
  * irq_work_queue() (the overflow handler asks through pmc_log_sampled()).
  *
  * A dying CPU (already out of cpu_online_mask) runs its irq_works one
@@ -183,6 +183,10 @@ void pmc_log_pool_destroy(struct pmc_log_state *log)
  * records wait in the staging for the next pass, which the next kick on
  * any CPU, a flush or the owner's exit makes (an urgent request stays in
  * kick_flags for it).
+ *
+ * One urgent kick a pass: while the pool is short every record staged is
+ * urgent, and each kick's mod_delayed_work() took the workqueue's pool
+ * lock on every sampling CPU again and again for a pass already queued.
  */
 static void pmc_log_kick(struct pmc_log_state *log, bool urgent)
 {
@@ -192,10 +196,11 @@ static void pmc_log_kick(struct pmc_log_state *log, bool urgent)
 		return;		/* the pending pass will see the record */
 	preempt_disable();
 	if (likely(cpu_online(smp_processor_id()))) {
-		if (urgent)
-			pmc_irq_work_raise(&log->kick);
-		else
+		if (!urgent)
 			irq_work_queue(&log->kick);
+		else if (!test_and_set_bit(PMC_LOG_KICK_QUEUED,
+					   &log->kick_flags))
+			pmc_irq_work_raise(&log->kick);
 	}
 	preempt_enable();
 }

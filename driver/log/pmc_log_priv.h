@@ -195,6 +195,7 @@ struct pmc_log_state {
 };
 
 #define PMC_LOG_KICK_URGENT	0	/* a buffer filled up: publish now */
+#define PMC_LOG_KICK_QUEUED	1	/* an urgent kick's pass has not begun */
 
 /* A record being staged: between pmc_log_begin() and pmc_log_end(). */
 struct pmc_log_rsv {
