@@ -96,7 +96,7 @@ static void pmc_log_take_cpu(struct pmc_log_cpu *lc)
 
 /*
  * Set @lc's head to its next record taken into the pass, oldest buffer
- * first; the buffers of @pubq it wholly published go back to the pool.
+ * first; the buffers of @pubq it wholly published are recycled.
  * Returns the head, or NULL when the CPU has nothing more in the pass.
  * Context: process, pub_lock held.
  */
@@ -131,7 +131,7 @@ static struct pmclog_header *pmc_log_next(struct pmc_log_state *log,
 		if (buf == lc->snap)
 			return NULL;		/* still staged into */
 		list_del_init(&buf->link);
-		pmc_log_pool_put(log, buf);
+		pmc_log_file_recycle(log, buf);
 	}
 }
 

@@ -112,6 +112,7 @@ int pmc_log_pool_init(struct pmc_log_state *log)
 
 	raw_spin_lock_init(&log->pool_lock);
 	INIT_LIST_HEAD(&log->free);
+	INIT_LIST_HEAD(&log->out_spare);
 	/*
 	 * A buffer is logbuffersize KiB with its header, as hwpmc's: 256 KiB
 	 * of data and a header were a 512 KiB allocation (kmalloc's next
@@ -162,6 +163,8 @@ void pmc_log_pool_destroy(struct pmc_log_state *log)
 	}
 	pmc_log_free_list(&log->writeq);
 	pmc_log_free_list(&log->free);
+	pmc_log_free_list(&log->out_spare);
+	log->nout_spare = 0;
 	kvfree(log->out);
 	log->out = NULL;
 	log->nfree = 0;

@@ -251,12 +251,46 @@ static void pmc_log_file_queue(struct pmc_log_state *log, struct pmc_logbuf *buf
 		buf->fill);
 }
 
-/* A buffer for the output: the pool's, or a new one within the limit. */
+/*
+ * The output's spares. The output took its buffers from the pool the CPUs
+ * stage into: when every CPU filled buffers faster than the publisher gave
+ * them back, a buffer it freed went to the next CPU's staging and the
+ * output found none, so the pass dropped records already staged (thousands
+ * of failed requests in one pass, 4 KiB buffers on 8 CPUs at 10 kHz) and
+ * tried again for each record. The output fills as fast as the pass frees
+ * staging buffers, bytes for bytes: keeping the first ones freed for it
+ * lets a pass always finish.
+ */
+#define PMC_LOG_OUT_SPARES	2
+
+void pmc_log_file_recycle(struct pmc_log_state *log, struct pmc_logbuf *buf)
+{
+	lockdep_assert_held(&log->pub_lock);
+	if (!(log->sinks & PMC_LOG_SINK_FILE) ||
+	    log->nout_spare >= PMC_LOG_OUT_SPARES) {
+		pmc_log_pool_put(log, buf);
+		return;
+	}
+	buf->fill = 0;
+	buf->pub = 0;
+	list_add(&buf->link, &log->out_spare);
+	log->nout_spare++;
+}
+
+/* A buffer for the output: a spare, the pool's, or a new one. */
 static struct pmc_logbuf *pmc_log_out_buf(struct pmc_log_state *log)
 {
-	struct pmc_logbuf *buf = pmc_log_pool_get(log, NULL);
+	struct pmc_logbuf *buf;
 
 	atomic64_inc(&pmc_stats.buffer_requests);
+	buf = list_first_entry_or_null(&log->out_spare, struct pmc_logbuf,
+				       link);
+	if (buf) {
+		list_del_init(&buf->link);
+		log->nout_spare--;
+		return buf;
+	}
+	buf = pmc_log_pool_get(log, NULL);
 	if (!buf) {
 		pmc_log_pool_fill(log);
 		buf = pmc_log_pool_get(log, NULL);
@@ -346,9 +380,16 @@ int pmc_log_file_drain(struct pmc_log_state *log, enum pmc_log_wait how)
  */
 void pmc_log_file_stop(struct pmc_log_state *log)
 {
+	struct pmc_logbuf *buf, *tmp;
+
 	lockdep_assert_held(&log->pub_lock);
 	pmc_log_file_push(log, true);
 	WRITE_ONCE(log->sinks, log->sinks & ~PMC_LOG_SINK_FILE);
+	list_for_each_entry_safe(buf, tmp, &log->out_spare, link) {
+		list_del_init(&buf->link);
+		pmc_log_pool_put(log, buf);
+	}
+	log->nout_spare = 0;
 }
 
 /*

@@ -123,6 +123,9 @@ enum pmc_log_wmode {
  *		tracepoint stagers on PREEMPT_RT)
  * @out:	the file's output buffer being filled, under @pub_lock
  * @out_since:	jiffies when @out took its first record, under @pub_lock
+ * @out_spare:	buffers kept for the next @out (at most PMC_LOG_OUT_SPARES,
+ *		@nout_spare of them): staging buffers a pass has published,
+ *		under @pub_lock
  * @drops_file:	records the file could not take (no buffer), not yet
  *		reported; under @pub_lock
  * @cfg_lock:	serialises configuring, flushing and closing the log file
@@ -165,6 +168,8 @@ struct pmc_log_state {
 	u64 drops_ring;			/* ring drops not yet reported */
 	struct pmc_logbuf *out;
 	unsigned long out_since;
+	struct list_head out_spare;
+	unsigned int nout_spare;
 	u64 drops_file;
 	struct file *file;
 	const struct cred *cred;	/* the configuring process's */
@@ -310,6 +315,11 @@ void pmc_log_pool_put(struct pmc_log_state *log, struct pmc_logbuf *buf);
 int pmc_log_file_start(struct pmc_log_state *log, struct file *file);
 /* Append a published record to the file's output. pub_lock held. */
 void pmc_log_file_append(struct pmc_log_state *log, const void *rec, u32 len);
+/*
+ * A staging buffer whose records are all published: kept for the file's
+ * output (PMC_LOG_OUT_SPARES), or back to the pool. pub_lock held.
+ */
+void pmc_log_file_recycle(struct pmc_log_state *log, struct pmc_logbuf *buf);
 /*
  * Hand the output buffer to the writer: always (@all, a flush) or once its
  * first record is PMC_LOG_FILE_MAX_AGE old. Returns the jiffies until the
