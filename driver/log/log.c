@@ -147,23 +147,30 @@ static struct pmclog_header *pmc_log_next(struct pmc_log_state *log,
 static void pmc_log_merge(struct pmc_log_state *log, unsigned int *n,
 			  u64 until)
 {
-	struct pmc_log_cpu **m = log->merge;
+	struct pmc_log_merge_cpu *m = log->merge;
 	struct pmc_log_cpu *lc;
 	unsigned int i, best;
+	u64 tsc;
 	u32 len;
 
 	while (*n) {
 		best = 0;
-		for (i = 1; i < *n; i++)
-			if (m[i]->head->pl_tsc < m[best]->head->pl_tsc)
+		tsc = m[0].tsc;
+		for (i = 1; i < *n; i++) {
+			if (m[i].tsc < tsc) {
+				tsc = m[i].tsc;
 				best = i;
-		lc = m[best];
-		if (lc->head->pl_tsc > until)
+			}
+		}
+		if (tsc > until)
 			return;
+		lc = m[best].lc;
 		len = PMCLOG_HEADER_TO_LENGTH(lc->head->pl_header);
 		pmc_log_publish_record(log, lc->head, len);
 		lc->headbuf->pub += len;
-		if (!pmc_log_next(log, lc)) {
+		if (pmc_log_next(log, lc)) {
+			m[best].tsc = lc->head->pl_tsc;
+		} else {
 			(*n)--;
 			memmove(&m[best], &m[best + 1],
 				(*n - best) * sizeof(*m));
@@ -195,8 +202,10 @@ static void pmc_log_publish_pass(struct pmc_log_state *log, bool all)
 		lc = per_cpu_ptr(log->cpu, cpu);
 		pmc_log_take_cpu(lc);
 		staging += !!lc->snap;
-		if (pmc_log_next(log, lc))
-			log->merge[n++] = lc;
+		if (pmc_log_next(log, lc)) {
+			log->merge[n].lc = lc;
+			log->merge[n++].tsc = lc->head->pl_tsc;
+		}
 	}
 	log->nstaging = staging;	/* the pool keeps a spare for each */
 	pmc_log_merge(log, &n, start);

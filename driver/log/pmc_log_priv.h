@@ -107,6 +107,15 @@ enum pmc_log_wmode {
 #define PMC_LOG_SINK_RING	0x2
 
 /*
+ * A CPU in a publishing pass's merge, with its head's pl_tsc: the merge
+ * compares the times in one array, not through two pointers each.
+ */
+struct pmc_log_merge_cpu {
+	u64 tsc;
+	struct pmc_log_cpu *lc;
+};
+
+/*
  * struct pmc_log_state - the log and ring of one owner (struct
  * pmc_owner.log). Created by the first CONFIGURELOG or mmap, kept until the
  * owner goes away (pmc_log_owner_exit()); freed when its last reference
@@ -116,8 +125,8 @@ enum pmc_log_wmode {
  * @sinks:	PMC_LOG_SINK_*; read anywhere, written under @pub_lock
  * @dead:	the owner is gone: nothing is staged any more
  * @cpu:	per-CPU staging
- * @merge:	the CPUs with records in a publishing pass (nr_cpu_ids
- *		entries), under @pub_lock
+ * @merge:	the CPUs with records in a publishing pass, each with its
+ *		head's pl_tsc (nr_cpu_ids entries), under @pub_lock
  * @pool_lock:	protects @free and @nfree (raw; any context but NMI, IRQs off;
  *		nests inside a pmc_log_cpu.lock; raw for the hard IRQ and
  *		tracepoint stagers on PREEMPT_RT)
@@ -149,7 +158,7 @@ struct pmc_log_state {
 	struct pid *owner_tgid;		/* a reference: its pid namespace */
 
 	struct pmc_log_cpu __percpu *cpu;
-	struct pmc_log_cpu **merge;
+	struct pmc_log_merge_cpu *merge;
 	u32 bufsize;
 
 	raw_spinlock_t pool_lock;
