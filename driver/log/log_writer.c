@@ -257,9 +257,9 @@ static void pmc_log_file_queue(struct pmc_log_state *log, struct pmc_logbuf *buf
  * them back, a buffer it freed went to the next CPU's staging and the
  * output found none, so the pass dropped records already staged and
  * tried again for each record (6,745 failed requests in one pass traced
- * with function_graph, 4 KiB buffers on 8 CPUs at 10 kHz). The output fills as fast as the pass frees
- * staging buffers, bytes for bytes: keeping the first ones freed for it
- * lets a pass always finish.
+ * with function_graph, 4 KiB buffers on 8 CPUs at 10 kHz). The output
+ * fills as fast as the pass frees staging buffers, bytes for bytes:
+ * keeping the first ones freed for it lets a pass always finish.
  */
 #define PMC_LOG_OUT_SPARES	2
 
