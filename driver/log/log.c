@@ -207,7 +207,8 @@ static void pmc_log_publish_pass(struct pmc_log_state *log, bool all)
 			log->merge[n++].tsc = lc->head->pl_tsc;
 		}
 	}
-	log->nstaging = staging;	/* the pool keeps a spare for each */
+	/* The pool keeps a spare for each (read by its growth unlocked). */
+	WRITE_ONCE(log->nstaging, staging);
 	pmc_log_merge(log, &n, start);
 	if (n && all)
 		pmc_log_merge(log, &n, U64_MAX);
@@ -253,9 +254,8 @@ void pmc_log_publish_locked(struct pmc_log_state *log, bool flush)
 
 	lockdep_assert_held(&log->pub_lock);
 	/* Records lost for want of a buffer: keep more of them free. */
-	if (atomic64_read(&log->lost_records))
-		log->pool_want = min(max(log->pool_want * 2,
-					 pmc_log_pool_base(log)), log->maxbufs);
+	if (atomic64_read(&log->lost_records) && !log->dead)
+		pmc_log_pool_grow(log, true);
 	/*
 	 * Replace the buffers the CPUs took since the last pass before this
 	 * one, which takes a while with many CPUs' records to merge.
@@ -315,12 +315,34 @@ static void pmc_log_pub_work(struct work_struct *work)
 	pmc_log_publish(log, false);
 }
 
-/* Hard IRQ: queue the publisher, now or after the batching delay. */
+/* The pool ran short on a CPU (pmc_log_kick()). Process context. */
+static void pmc_log_grow_work(struct work_struct *work)
+{
+	struct pmc_log_state *log = container_of(work, struct pmc_log_state,
+						 grow_work);
+
+	/* A CPU short from now on asks again. */
+	clear_bit(PMC_LOG_KICK_GROW, &log->kick_flags);
+	/*
+	 * The clear before the count of free buffers: a CPU that set the bit
+	 * again took its buffer before, and is counted here or asks again.
+	 */
+	smp_mb__after_atomic();
+	if (!READ_ONCE(log->dead))
+		pmc_log_pool_grow(log, false);
+}
+
+/*
+ * Hard IRQ: grow the pool if a CPU found it short, and queue the
+ * publisher, now or after the batching delay.
+ */
 static void pmc_log_kick_fn(struct irq_work *work)
 {
 	struct pmc_log_state *log = container_of(work, struct pmc_log_state,
 						 kick);
 
+	if (test_bit(PMC_LOG_KICK_GROW, &log->kick_flags))
+		queue_work(pmc_log_wq, &log->grow_work);
 	if (test_bit(PMC_LOG_KICK_URGENT, &log->kick_flags))
 		mod_delayed_work(pmc_log_wq, &log->pub_work, 0);
 	else
@@ -361,11 +383,13 @@ static void pmc_log_state_release(struct kref *ref)
 	/* A stager holding a reference may have kicked after the owner left. */
 	irq_work_sync(&log->kick);
 	cancel_delayed_work_sync(&log->pub_work);
+	cancel_work_sync(&log->grow_work);
 	pmc_log_pool_destroy(log);
 	free_percpu(log->cpu);
 	kfree(log->merge);
 	put_pid(log->owner_tgid);
 	pmc_owner_put(log->po);
+	mutex_destroy(&log->fill_lock);
 	mutex_destroy(&log->pub_lock);
 	mutex_destroy(&log->cfg_lock);
 	kfree(log);
@@ -429,6 +453,7 @@ static struct pmc_log_state *pmc_log_state_create(struct pmc_owner *po)
 	atomic64_set(&log->lost_samples, 0);
 	init_irq_work(&log->kick, pmc_log_kick_fn);
 	INIT_DELAYED_WORK(&log->pub_work, pmc_log_pub_work);
+	INIT_WORK(&log->grow_work, pmc_log_grow_work);
 	ret = pmc_log_pool_init(log);
 	if (ret)
 		goto err_pool;
@@ -442,6 +467,7 @@ static struct pmc_log_state *pmc_log_state_create(struct pmc_owner *po)
 err_pool:
 	pmc_log_pool_destroy(log);
 	put_pid(log->owner_tgid);
+	mutex_destroy(&log->fill_lock);
 	mutex_destroy(&log->pub_lock);
 	mutex_destroy(&log->cfg_lock);
 err_free:
@@ -502,7 +528,7 @@ void pmc_log_expect_cpus(struct pmc_owner *po, unsigned int ncpus)
 	ncpus = min(ncpus, num_online_cpus());
 	mutex_lock(&log->pub_lock);
 	if (ncpus > log->nstaging && !log->dead) {
-		log->nstaging = ncpus;
+		WRITE_ONCE(log->nstaging, ncpus);
 		pmc_log_pool_fill(log);
 	}
 	mutex_unlock(&log->pub_lock);
@@ -544,6 +570,7 @@ void pmc_log_owner_exit(struct pmc_owner *po)
 	pmc_sample_sync();
 	irq_work_sync(&log->kick);
 	cancel_delayed_work_sync(&log->pub_work);
+	cancel_work_sync(&log->grow_work);
 	pmc_dbg(PMC_DBG_LOGGING, PMC_DBG_RELEASE, 0, log->owner_pid, -1, 0);
 	pmc_log_state_put(log);
 }

@@ -73,31 +73,34 @@ struct pmc_logbuf *pmc_log_pool_get(struct pmc_log_state *log,
  * from the pass that publishes them, which can come late: with one free a
  * CPU, the next fill before that pass found none (samples lost at 10 kHz
  * on 8 CPUs).
- * Process context, pub_lock held.
+ * Process context (nstaging is the publisher's: read once).
  */
 unsigned int pmc_log_pool_base(const struct pmc_log_state *log)
 {
-	return num_online_cpus() + 2 + log->nstaging;
+	return num_online_cpus() + 2 + READ_ONCE(log->nstaging);
+}
+
+static unsigned int pmc_log_pool_nfree(struct pmc_log_state *log)
+{
+	unsigned int nfree;
+
+	raw_spin_lock_irq(&log->pool_lock);
+	nfree = log->nfree;
+	raw_spin_unlock_irq(&log->pool_lock);
+	return nfree;
 }
 
 /*
- * Keep pool_want buffers free: pmc_log_pool_base() at first, twice as many
- * each time records were lost for want of one, within the limit of
- * nbuffers_pcpu per possible CPU. Process context, pub_lock held (or the
- * log state not yet published).
+ * Keep pool_want buffers free, pmc_log_pool_base() at least, within the
+ * limit of nbuffers_pcpu per possible CPU. Process context, fill_lock held
+ * (or the log state not yet published).
  */
-void pmc_log_pool_fill(struct pmc_log_state *log)
+static void pmc_log_pool_fill_locked(struct pmc_log_state *log)
 {
 	unsigned int want = max(log->pool_want, pmc_log_pool_base(log));
 	struct pmc_logbuf *buf;
-	unsigned int nfree;
 
-	while (log->nbufs < log->maxbufs) {
-		raw_spin_lock_irq(&log->pool_lock);
-		nfree = log->nfree;
-		raw_spin_unlock_irq(&log->pool_lock);
-		if (nfree >= want)
-			break;
+	while (log->nbufs < log->maxbufs && pmc_log_pool_nfree(log) < want) {
 		buf = pmc_logbuf_alloc(log->bufsize);
 		if (!buf)
 			break;
@@ -106,11 +109,41 @@ void pmc_log_pool_fill(struct pmc_log_state *log)
 	}
 }
 
+void pmc_log_pool_fill(struct pmc_log_state *log)
+{
+	mutex_lock(&log->fill_lock);
+	pmc_log_pool_fill_locked(log);
+	mutex_unlock(&log->fill_lock);
+}
+
+/*
+ * Grow the pool: twice as many free buffers kept from now on (it never
+ * shrinks), allocated at once. Called by the publisher when records were
+ * lost (@lost), and by grow_work as soon as a CPU that took a buffer left
+ * fewer free than CPUs (pmc_log_kick()): the pass that gives the filled
+ * buffers back may be late, and the CPUs fill theirs meanwhile. That work
+ * runs wherever the workqueue puts it, so the pool grows while a late pass
+ * is stuck on a busy CPU (docs/performance.md, "A late pass"). A request
+ * the pass has already answered (enough free by now) grows nothing.
+ * Process context; takes fill_lock (under pub_lock or not).
+ */
+void pmc_log_pool_grow(struct pmc_log_state *log, bool lost)
+{
+	mutex_lock(&log->fill_lock);
+	if (lost || pmc_log_pool_nfree(log) < num_online_cpus())
+		log->pool_want = min(max(log->pool_want * 2,
+					 pmc_log_pool_base(log)),
+				     log->maxbufs);
+	pmc_log_pool_fill_locked(log);
+	mutex_unlock(&log->fill_lock);
+}
+
 int pmc_log_pool_init(struct pmc_log_state *log)
 {
 	int cpu;
 
 	raw_spin_lock_init(&log->pool_lock);
+	mutex_init(&log->fill_lock);
 	INIT_LIST_HEAD(&log->free);
 	INIT_LIST_HEAD(&log->out_spare);
 	/*
@@ -131,7 +164,7 @@ int pmc_log_pool_init(struct pmc_log_state *log)
 		lc->snap = NULL;
 		lc->head = NULL;
 	}
-	pmc_log_pool_fill(log);
+	pmc_log_pool_fill_locked(log);
 	return log->nbufs ? 0 : -ENOMEM;
 }
 
@@ -190,20 +223,30 @@ void pmc_log_pool_destroy(struct pmc_log_state *log)
  * One urgent kick a pass: while the pool is short every record staged is
  * urgent, and each kick's mod_delayed_work() took the workqueue's pool
  * lock on every sampling CPU again and again for a pass already queued.
+ * Likewise one request to grow the pool (@grow: a CPU found it short) until
+ * grow_work begins.
  */
-static void pmc_log_kick(struct pmc_log_state *log, bool urgent)
+static void pmc_log_kick(struct pmc_log_state *log, bool urgent, bool grow)
 {
+	bool raise;
+
 	if (urgent)
 		set_bit(PMC_LOG_KICK_URGENT, &log->kick_flags);
 	else if (delayed_work_pending(&log->pub_work))
 		return;		/* the pending pass will see the record */
 	preempt_disable();
 	if (likely(cpu_online(smp_processor_id()))) {
-		if (!urgent)
+		if (!urgent) {
 			irq_work_queue(&log->kick);
-		else if (!test_and_set_bit(PMC_LOG_KICK_QUEUED,
-					   &log->kick_flags))
-			pmc_irq_work_raise(&log->kick);
+		} else {
+			raise = !test_and_set_bit(PMC_LOG_KICK_QUEUED,
+						  &log->kick_flags);
+			if (grow && !test_and_set_bit(PMC_LOG_KICK_GROW,
+						      &log->kick_flags))
+				raise = true;
+			if (raise)
+				pmc_irq_work_raise(&log->kick);
+		}
 	}
 	preempt_enable();
 }
@@ -211,7 +254,7 @@ static void pmc_log_kick(struct pmc_log_state *log, bool urgent)
 void pmc_log_sampled(struct pmc_log_state *log)
 {
 	/* The pending pass drains the rings: most samples stop at its test. */
-	pmc_log_kick(log, false);
+	pmc_log_kick(log, false, false);
 }
 
 /*
@@ -224,7 +267,7 @@ static void *pmc_log_begin_on(struct pmc_log_state *log, int cpu, u32 type,
 	struct pmclog_header *h;
 	struct pmc_log_cpu *lc;
 	struct pmc_logbuf *buf;
-	bool urgent = false;
+	bool urgent = false, grow = false;
 	unsigned int left;
 
 	len = ALIGN(len, PMCLOG_ALIGN);
@@ -252,7 +295,7 @@ static void *pmc_log_begin_on(struct pmc_log_state *log, int cpu, u32 type,
 		 * pass, before the CPUs want more.
 		 */
 		if (left < num_online_cpus())
-			urgent = true;
+			urgent = grow = true;
 		if (!buf) {
 			/*
 			 * A DROPNOTIFY not staged is retried, not lost: only
@@ -263,7 +306,7 @@ static void *pmc_log_begin_on(struct pmc_log_state *log, int cpu, u32 type,
 				atomic64_inc(&pmc_stats.buffer_requests_failed);
 				atomic64_inc(&log->lost_records);
 			}
-			urgent = true;
+			urgent = grow = true;
 			goto fail;
 		}
 		lc->cur = buf;
@@ -277,13 +320,14 @@ static void *pmc_log_begin_on(struct pmc_log_state *log, int cpu, u32 type,
 	rsv->lc = lc;
 	rsv->len = len;
 	rsv->urgent = urgent;
+	rsv->grow = grow;
 	return h;
 
 fail:
 	raw_spin_unlock(&lc->lock);
 	local_irq_restore(rsv->flags);
 	if (urgent)
-		pmc_log_kick(log, true);
+		pmc_log_kick(log, true, grow);
 	return NULL;
 }
 
@@ -306,5 +350,5 @@ void pmc_log_end(struct pmc_log_rsv *rsv)
 	lc->cur->fill += rsv->len;
 	raw_spin_unlock(&lc->lock);
 	local_irq_restore(rsv->flags);
-	pmc_log_kick(rsv->log, rsv->urgent);
+	pmc_log_kick(rsv->log, rsv->urgent, rsv->grow);
 }

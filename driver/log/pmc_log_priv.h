@@ -130,6 +130,9 @@ struct pmc_log_merge_cpu {
  * @pool_lock:	protects @free and @nfree (raw; any context but NMI, IRQs off;
  *		nests inside a pmc_log_cpu.lock; raw for the hard IRQ and
  *		tracepoint stagers on PREEMPT_RT)
+ * @fill_lock:	serialises the pool's allocations (@nbufs, @pool_want):
+ *		process context, the publisher (under @pub_lock) or
+ *		@grow_work (without it)
  * @out:	the file's output buffer being filled, under @pub_lock
  * @out_since:	jiffies when @out took its first record, under @pub_lock
  * @out_spare:	buffers kept for the next @out (at most PMC_LOG_OUT_SPARES,
@@ -164,10 +167,14 @@ struct pmc_log_state {
 	raw_spinlock_t pool_lock;
 	struct list_head free;
 	unsigned int nfree;
-	unsigned int nbufs;		/* allocated, under pub_lock */
+	struct mutex fill_lock;		/* the pool's growth (log_buf.c) */
+	unsigned int nbufs;		/* allocated, under fill_lock */
 	unsigned int maxbufs;
-	unsigned int pool_want;		/* free ones to keep, under pub_lock */
-	/* CPUs with a staging buffer (or expected to stage), ditto */
+	unsigned int pool_want;		/* free ones to keep, ditto */
+	/*
+	 * CPUs with a staging buffer (or expected to stage); written under
+	 * pub_lock, read by the pool's growth without it
+	 */
 	unsigned int nstaging;
 
 	struct mutex cfg_lock;
@@ -206,10 +213,12 @@ struct pmc_log_state {
 	unsigned long kick_flags;	/* PMC_LOG_KICK_* */
 	struct irq_work kick;
 	struct delayed_work pub_work;
+	struct work_struct grow_work;	/* pmc_log_pool_grow(), queued by kick */
 };
 
 #define PMC_LOG_KICK_URGENT	0	/* a buffer filled up: publish now */
 #define PMC_LOG_KICK_QUEUED	1	/* an urgent kick's pass has not begun */
+#define PMC_LOG_KICK_GROW	2	/* the pool ran short: grow it now */
 
 /* A record being staged: between pmc_log_begin() and pmc_log_end(). */
 struct pmc_log_rsv {
@@ -218,6 +227,7 @@ struct pmc_log_rsv {
 	unsigned long flags;
 	u32 len;
 	bool urgent;
+	bool grow;
 };
 
 /* The module's log workqueue (publisher and map dumps). */
@@ -306,7 +316,14 @@ int pmc_log_pool_init(struct pmc_log_state *log);
 struct pmc_logbuf *pmc_log_pool_get(struct pmc_log_state *log,
 				    unsigned int *left);
 unsigned int pmc_log_pool_base(const struct pmc_log_state *log);
+/* Allocate the free buffers the pool keeps. Takes fill_lock. */
 void pmc_log_pool_fill(struct pmc_log_state *log);
+/*
+ * The pool ran short: keep twice as many free (always with @lost, records
+ * lost for want of a buffer; else if fewer than the CPUs are still free).
+ * Takes fill_lock.
+ */
+void pmc_log_pool_grow(struct pmc_log_state *log, bool lost);
 void pmc_log_pool_destroy(struct pmc_log_state *log);
 /* Give a buffer back to the pool. Any context but NMI. */
 void pmc_log_pool_put(struct pmc_log_state *log, struct pmc_logbuf *buf);
