@@ -24,17 +24,23 @@
 
 SMP_RING_FIXTURE(proc, 256);
 
-/* Fault in @npages fresh anonymous pages: @npages minor faults. */
+/*
+ * Fault in @npages fresh anonymous pages: @npages minor faults. No
+ * transparent huge page: Debian's kernels have THP "always", and without
+ * MADV_NOHUGEPAGE a huge-page fault, or khugepaged collapsing a range
+ * while it fills, maps pages that are then touched without a fault.
+ */
 static void touch_pages(long ps, int npages)
 {
 	char *p = mmap(NULL, npages * ps, PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	int i;
 
-	if (p == MAP_FAILED)
+	if (p == MAP_FAILED || madvise(p, npages * ps, MADV_NOHUGEPAGE))
 		_exit(3);
 	for (i = 0; i < npages; i++)
 		p[i * ps] = 1;
+	munmap(p, npages * ps);
 }
 
 static long faults_of(const struct rusage *ru)
