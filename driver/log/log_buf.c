@@ -65,8 +65,8 @@ struct pmc_logbuf *pmc_log_pool_get(struct pmc_log_state *log,
 
 /*
  * The free buffers to keep at first: one per online CPU (each CPU's first
- * record takes one), two more (the file's output and a spare), and one
- * more per CPU that stages records (counted by each pass, and expected
+ * record takes one), two more (the file's output and a spare), and a burst
+ * for each CPU that stages records (counted by each pass, and expected
  * from the start of system-sampling PMCs: pmc_log_expect_cpus()). Under
  * a system-wide sampler every CPU's buffer fills at about the same moment,
  * so all CPUs want a buffer at once, and the filled ones come back only
@@ -77,7 +77,36 @@ struct pmc_logbuf *pmc_log_pool_get(struct pmc_log_state *log,
  */
 unsigned int pmc_log_pool_base(const struct pmc_log_state *log)
 {
-	return num_online_cpus() + 2 + READ_ONCE(log->nstaging);
+	return num_online_cpus() + 2 + READ_ONCE(log->nstaging) * log->burst_bufs;
+}
+
+/*
+ * The buffers one CPU may fill at once: the drain of its whole sample ring
+ * (nsamples records of callchaindepth frames), which stages them in one go
+ * when it comes late (on PREEMPT_RT it runs in the irq_work thread) or from
+ * a pass. One with the default 256 KiB buffers; with 4 KiB ones, 13: a
+ * CPU that asked for more only when it left fewer free than CPUs took the
+ * last ones in the same drain, long before the pool could grow.
+ */
+static unsigned int pmc_log_burst_bufs(const struct pmc_log_state *log)
+{
+	size_t rec = min_t(size_t, sizeof(struct pmclog_callchain) +
+			   (size_t)pmc_callchaindepth * sizeof(u64),
+			   pmc_log_max_record(log));
+
+	return max_t(size_t, 1, DIV_ROUND_UP((size_t)pmc_nsamples * rec,
+					     log->bufsize));
+}
+
+/*
+ * Whether @nfree free buffers are short: fewer than one for each other
+ * online CPU and a burst for the one that just took one. Then the pool
+ * grows at once, not at the pass, which may be the late one. Any context.
+ */
+static bool pmc_log_pool_short(const struct pmc_log_state *log,
+			       unsigned int nfree)
+{
+	return nfree < num_online_cpus() - 1 + log->burst_bufs;
 }
 
 static unsigned int pmc_log_pool_nfree(struct pmc_log_state *log)
@@ -120,17 +149,18 @@ void pmc_log_pool_fill(struct pmc_log_state *log)
  * Grow the pool: twice as many free buffers kept from now on (it never
  * shrinks), allocated at once. Called by the publisher when records were
  * lost (@lost), and by grow_work as soon as a CPU that took a buffer left
- * fewer free than CPUs (pmc_log_kick()): the pass that gives the filled
- * buffers back may be late, and the CPUs fill theirs meanwhile. That work
- * runs wherever the workqueue puts it, so the pool grows while a late pass
- * is stuck on a busy CPU (docs/performance.md, "A late pass"). A request
- * the pass has already answered (enough free by now) grows nothing.
+ * the pool short (pmc_log_pool_short(), pmc_log_kick()): the pass that
+ * gives the filled buffers back may be late, and the CPUs fill theirs
+ * meanwhile. That work runs wherever the workqueue puts it, so the pool
+ * grows while a late pass is stuck on a busy CPU (docs/performance.md, "A
+ * late pass"). A request the pass has already answered (enough free by
+ * now) grows nothing.
  * Process context; takes fill_lock (under pub_lock or not).
  */
 void pmc_log_pool_grow(struct pmc_log_state *log, bool lost)
 {
 	mutex_lock(&log->fill_lock);
-	if (lost || pmc_log_pool_nfree(log) < num_online_cpus())
+	if (lost || pmc_log_pool_short(log, pmc_log_pool_nfree(log)))
 		log->pool_want = min(max(log->pool_want * 2,
 					 pmc_log_pool_base(log)),
 				     log->maxbufs);
@@ -154,6 +184,7 @@ int pmc_log_pool_init(struct pmc_log_state *log)
 	log->bufsize = pmc_logbuffersize * 1024 -
 		       offsetof(struct pmc_logbuf, data);
 	log->maxbufs = pmc_nbuffers_pcpu * num_possible_cpus();
+	log->burst_bufs = pmc_log_burst_bufs(log);
 	for_each_possible_cpu(cpu) {
 		struct pmc_log_cpu *lc = per_cpu_ptr(log->cpu, cpu);
 
@@ -290,11 +321,11 @@ static void *pmc_log_begin_on(struct pmc_log_state *log, int cpu, u32 type,
 		atomic64_inc(&pmc_stats.buffer_requests);
 		buf = pmc_log_pool_get(log, &left);
 		/*
-		 * Fewer free than CPUs (their first records took them, or
-		 * they all filled one at once): refill now, not at the next
-		 * pass, before the CPUs want more.
+		 * Short (the CPUs' first records took them, they all filled
+		 * one at once, or a drain is filling many): refill now, not
+		 * at the next pass, before the CPUs want more.
 		 */
-		if (left < num_online_cpus())
+		if (pmc_log_pool_short(log, left))
 			urgent = grow = true;
 		if (!buf) {
 			/*

@@ -171,6 +171,7 @@ struct pmc_log_state {
 	unsigned int nbufs;		/* allocated, under fill_lock */
 	unsigned int maxbufs;
 	unsigned int pool_want;		/* free ones to keep, ditto */
+	unsigned int burst_bufs;	/* a CPU's whole sample ring, at load */
 	/*
 	 * CPUs with a staging buffer (or expected to stage); written under
 	 * pub_lock, read by the pool's growth without it
