@@ -13,6 +13,7 @@
 #include "map_hooks.h"
 #include "debug/pmc_debug.h"
 
+#include <linux/delay.h>
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/percpu.h>
@@ -42,6 +43,17 @@ static unsigned long pmc_log_publish_delay(const struct pmc_log_state *log)
 }
 
 struct workqueue_struct *pmc_log_wq;
+
+/*
+ * For testing only (pmc(4)): every publishing pass from the workqueue
+ * begins this many ms late, at most PMC_LOG_TEST_DELAY_MAX, as a pass on a
+ * starved CPU does (docs/performance.md, "A late pass"), so that a test
+ * can make the pool run short while no pass gives buffers back.
+ */
+#define PMC_LOG_TEST_DELAY_MAX	1000U
+static unsigned int pmc_log_test_delay_ms;
+module_param_named(test_publish_delay_ms, pmc_log_test_delay_ms, uint, 0444);
+MODULE_PARM_DESC(test_publish_delay_ms, "Testing only: each publishing pass begins this many ms late (at most 1000)");
 
 /* ------------------------------------------------------------ publishing */
 
@@ -302,6 +314,8 @@ static void pmc_log_pub_work(struct work_struct *work)
 						 struct pmc_log_state,
 						 pub_work);
 
+	if (pmc_log_test_delay_ms)
+		msleep(min(pmc_log_test_delay_ms, PMC_LOG_TEST_DELAY_MAX));
 	clear_bit(PMC_LOG_KICK_URGENT, &log->kick_flags);
 	/* Urgent kicks from now on queue another pass (pmc_log_kick()). */
 	clear_bit(PMC_LOG_KICK_QUEUED, &log->kick_flags);

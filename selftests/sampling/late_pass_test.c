@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * late_pass_test.c - the log's pool while no publishing pass runs: pmc.ko
+ * reloaded with test_publish_delay_ms, so that every pass from the
+ * workqueue begins a second late, as one left on a starved CPU did
+ * (docs/performance.md, "A late pass"). Samples at 10 kHz fill 4 KiB
+ * buffers meanwhile; the pool must grow without the pass (grow_work,
+ * driver/log/log.c), up to nbuffers_pcpu per CPU and no further. Leaves the
+ * module loaded with its defaults.
+ *
+ * The module reloaded is $PMC_KO, or driver/pmc.ko from the repository root.
+ */
+#include "kselftest_harness.h"
+
+#include "pmc_test.h"
+#include "sampling.h"
+
+#define DELAY_MS	1000
+/*
+ * The window: records stamped before a pass could give buffers back, and
+ * staged before it too. A sample waits in its CPU's sample ring until a
+ * quarter of it fills (13 ms at 10 kHz) or a pass drains it, so one taken
+ * just before the first pass may be staged after it: the window stops
+ * well short of the delay.
+ */
+#define WINDOW_MS	(DELAY_MS / 2)
+#define BUF_KIB		4
+#define PERIOD_NS	100000ull		/* 10 kHz */
+#define CHILD_CPU_NS	800000000ull
+#define RING_PAGES	1024			/* 4 MiB: every record fits */
+
+static long possible_cpus(void)
+{
+	int lo, hi;
+	FILE *f = fopen("/sys/devices/system/cpu/possible", "r");
+	long n = 0;
+
+	if (!f)
+		return -1;
+	/* "0-7", "0", or "0-3,8-11". */
+	while (fscanf(f, "%d", &lo) == 1) {
+		hi = lo;
+		if (fscanf(f, "-%d", &hi) < 0)
+			hi = lo;
+		n += hi - lo + 1;
+		if (fgetc(f) != ',')
+			break;
+	}
+	fclose(f);
+	return n;
+}
+
+static long param_long(const char *name)
+{
+	char path[128];
+	long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/module/pmc/parameters/%s", name);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%ld", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v;
+}
+
+/*
+ * At most the bytes the pool keeps free from the start: a buffer for each
+ * CPU, two more, and for each CPU that stages, the buffers its whole sample
+ * ring fills (pmc_log_pool_base(), pmc_log_burst_bufs()), counted high.
+ */
+static uint64_t pool_base_bytes(long ncpu)
+{
+	long nsamples = param_long("nsamples"), depth = param_long("callchaindepth");
+	uint64_t buf = BUF_KIB * 1024, ring, burst;
+
+	if (nsamples < 0 || depth < 0)
+		return 0;
+	ring = (uint64_t)nsamples * (sizeof(struct pmclog_callchain) + 8 * depth);
+	burst = (ring + buf - 1) / buf + 1;
+	return (ncpu + 2 + ncpu * burst) * buf;
+}
+
+/* A child that spins @cpu_ns of its CPU time when told to; *go its pipe. */
+static pid_t spawn_spinner(uint64_t cpu_ns, int *go)
+{
+	int p[2];
+	pid_t pid;
+	char c;
+
+	if (pipe(p))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		uint64_t end;
+
+		close(p[1]);
+		if (read(p[0], &c, 1) != 1)
+			_exit(2);
+		end = smp_now_ns(CLOCK_THREAD_CPUTIME_ID) + cpu_ns;
+		while (smp_now_ns(CLOCK_THREAD_CPUTIME_ID) < end)
+			;
+		_exit(0);
+	}
+	close(p[0]);
+	*go = p[1];
+	return pid;
+}
+
+FIXTURE(late) {
+	int fd;
+	struct smp_ring r;
+	bool reloaded;
+};
+
+/* The module's parameters, and how many buffers a CPU may have. */
+FIXTURE_VARIANT(late) {
+	const char *params;
+	int nbuffers_pcpu;
+	bool loses;		/* the window's records exceed the limit */
+};
+
+/* Room for all the window's records: none may be lost. */
+FIXTURE_VARIANT_ADD(late, grows) {
+	.params = "test_publish_delay_ms=1000 logbuffersize=4 nbuffers_pcpu=256",
+	.nbuffers_pcpu = 256,
+};
+
+/* Room for a fraction of them: the pool stops at its limit and counts. */
+FIXTURE_VARIANT_ADD(late, stops_at_its_limit) {
+	.params = "test_publish_delay_ms=1000 logbuffersize=4 nbuffers_pcpu=2",
+	.nbuffers_pcpu = 2,
+	.loses = true,
+};
+
+FIXTURE_SETUP(late)
+{
+	const char *why = smp_cannot_run();
+
+	self->fd = -1;
+	self->reloaded = false;
+	memset(&self->r, 0, sizeof(self->r));
+	if (why)
+		SKIP(return, "%s", why);
+	if (access(pmc_t_ko(), R_OK))
+		SKIP(return, "no %s to load (build it, or set PMC_KO)", pmc_t_ko());
+	ASSERT_EQ(0, pmc_t_unload());
+	self->reloaded = true;
+	ASSERT_EQ(0, pmc_t_load(variant->params));
+	self->fd = smp_open();
+	ASSERT_LE(0, self->fd);
+	ASSERT_EQ(0, smp_ring_map(self->fd, RING_PAGES, &self->r));
+}
+
+FIXTURE_TEARDOWN(late)
+{
+	smp_ring_unmap(&self->r);
+	if (self->fd >= 0)
+		EXPECT_EQ(0, close(self->fd));
+	if (self->reloaded) {
+		EXPECT_EQ(0, pmc_t_unload());
+		EXPECT_EQ(0, pmc_t_load(""));
+	}
+}
+
+/*
+ * A child spins 800 ms of CPU under a 10 kHz cpu-clock PMC with callchains.
+ * No pass can give a buffer back before DELAY_MS after the stream's first
+ * record (each begins that late after its kick, and the first kick follows
+ * the first record): every record kept from the window (WINDOW_MS) was in
+ * the pool's buffers at once, so their bytes are within the pool's limit.
+ * With room for them all, they are more than the pool keeps free at the
+ * start (pool_base_bytes()): it grew without a pass, and nothing is lost.
+ * With nbuffers_pcpu too small, records are lost, exactly as many as the
+ * DROPNOTIFYs and GETDRIVERSTATS say.
+ */
+TEST_F_TIMEOUT(late, pool_grows_while_no_pass_runs, 120)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN), npossible = possible_cpus();
+	uint64_t base_bytes, max_bytes, window = 0, t0 = 0, lost;
+	struct pmc_op_getdriverstats ds0, ds1;
+	const struct pmclog_header *h;
+	struct smp_stream_info si;
+	struct smp_buf b = {};
+	size_t off, nsamples;
+	int64_t id;
+	int go = -1, st;
+	pid_t pid;
+
+	RETURN_IF_SKIPPED();
+	ASSERT_LT(0, npossible);
+	base_bytes = pool_base_bytes(ncpu);
+	ASSERT_LT(0, base_bytes);
+	max_bytes = (uint64_t)variant->nbuffers_pcpu * npossible * BUF_KIB * 1024;
+
+	ASSERT_EQ(0, smp_stats(self->fd, &ds0));
+	pid = spawn_spinner(CHILD_CPU_NS, &go);
+	ASSERT_LT(0, pid);
+	id = smp_alloc_soft(self->fd, PMC_MODE_TS, PMC_CPU_ANY,
+			    PERF_COUNT_SW_CPU_CLOCK, PERIOD_NS, PMC_F_CALLCHAIN);
+	ASSERT_LE(0, id);
+	ASSERT_EQ(0, smp_attach(self->fd, id, pid));
+	ASSERT_EQ(0, smp_simple(self->fd, PMC_IOC_PMCSTART, id));
+	ASSERT_EQ(1, write(go, "g", 1));
+	close(go);
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	ASSERT_EQ(0, smp_simple(self->fd, PMC_IOC_PMCSTOP, id));
+	ASSERT_EQ(0, smp_flushlog(self->fd));
+	smp_ring_drain(&self->r, &b);
+	/* A publication reports the drops of the last one's records. */
+	ASSERT_EQ(0, smp_writelog(self->fd, 1));
+	smp_ring_drain(&self->r, &b);
+	ASSERT_EQ(0, smp_stats(self->fd, &ds1));
+
+	ASSERT_TRUE(smp_check_stream(&b, &si)) TH_LOG("%s", si.error);
+	smp_for_each_rec(h, &b, off) {
+		if (off == 0)
+			t0 = h->pl_tsc;
+		if (h->pl_tsc - t0 < WINDOW_MS * 1000000ull)
+			window += smp_rec_len(h);
+	}
+	nsamples = si.by_type[PMCLOG_TYPE_CALLCHAIN];
+	lost = ds1.pm_buffer_requests_failed - ds0.pm_buffer_requests_failed;
+	TH_LOG("%zu samples, %llu bytes in the first %d ms (pool base %llu, limit %llu); %llu records lost for want of a buffer",
+	       nsamples, (unsigned long long)window, WINDOW_MS,
+	       (unsigned long long)base_bytes, (unsigned long long)max_bytes,
+	       (unsigned long long)lost);
+
+	EXPECT_EQ(0, si.seq_gaps);		/* the ring lost nothing */
+	EXPECT_EQ(0, si.drop_samples);		/* nor the sample rings */
+	EXPECT_EQ(lost, si.drop_records);
+	/* No pass in the window: what it kept was in the pool at once. */
+	EXPECT_GE(max_bytes, window);
+	if (variant->loses) {
+		EXPECT_LT(0, lost);
+	} else {
+		/* More than the pool's start: it grew, and lost nothing. */
+		EXPECT_LT(base_bytes, window);
+		EXPECT_EQ(0, lost);
+	}
+	smp_buf_free(&b);
+}
+
+TEST_HARNESS_MAIN
