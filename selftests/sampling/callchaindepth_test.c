@@ -62,28 +62,12 @@ FIXTURE_VARIANT_ADD(depth, default_eight) {
 
 FIXTURE_SETUP(depth)
 {
-	const char *why = smp_cannot_run() ?: pmc_t_cannot_reload(pmc_t_ko());
-
-	self->fd = -1;
-	self->reloaded = false;
-	memset(&self->r, 0, sizeof(self->r));
-	if (why)
-		SKIP(return, "%s", why);
-	ASSERT_EQ(0, pmc_t_unload());
-	self->reloaded = true;
-	ASSERT_EQ(0, pmc_t_load(variant->params));
-	self->fd = smp_open();
-	ASSERT_LE(0, self->fd);
-	ASSERT_EQ(0, smp_ring_map(self->fd, 256, &self->r));
+	SMP_SETUP_RELOADED(variant->params, 256);
 }
 
 FIXTURE_TEARDOWN(depth)
 {
-	SMP_TEARDOWN_RING();
-	if (self->reloaded && variant->params[0]) {
-		EXPECT_EQ(0, pmc_t_unload());
-		EXPECT_EQ(0, pmc_t_load(""));
-	}
+	SMP_TEARDOWN_RELOADED();
 }
 
 /*

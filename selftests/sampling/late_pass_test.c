@@ -50,22 +50,6 @@ static long possible_cpus(void)
 	return n;
 }
 
-static long param_long(const char *name)
-{
-	char path[128];
-	long v = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/sys/module/pmc/parameters/%s", name);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	if (fscanf(f, "%ld", &v) != 1)
-		v = -1;
-	fclose(f);
-	return v;
-}
-
 /*
  * At most the bytes the pool keeps free from the start: a buffer for each
  * CPU, two more, and for each CPU that stages, the buffers its whole sample
@@ -73,40 +57,15 @@ static long param_long(const char *name)
  */
 static uint64_t pool_base_bytes(long ncpu)
 {
-	long nsamples = param_long("nsamples"), depth = param_long("callchaindepth");
+	long nsamples = smp_module_param("nsamples");
+	long depth = smp_module_param("callchaindepth");
 	uint64_t buf = BUF_KIB * 1024, ring, burst;
 
-	if (nsamples < 0 || depth < 0)
+	if (nsamples <= 0 || depth <= 0)
 		return 0;
 	ring = (uint64_t)nsamples * (sizeof(struct pmclog_callchain) + 8 * depth);
 	burst = (ring + buf - 1) / buf + 1;
 	return (ncpu + 2 + ncpu * burst) * buf;
-}
-
-/* A child that spins @cpu_ns of its CPU time when told to; *go its pipe. */
-static pid_t spawn_spinner(uint64_t cpu_ns, int *go)
-{
-	int p[2];
-	pid_t pid;
-	char c;
-
-	if (pipe(p))
-		return -1;
-	pid = fork();
-	if (pid == 0) {
-		uint64_t end;
-
-		close(p[1]);
-		if (read(p[0], &c, 1) != 1)
-			_exit(2);
-		end = smp_now_ns(CLOCK_THREAD_CPUTIME_ID) + cpu_ns;
-		while (smp_now_ns(CLOCK_THREAD_CPUTIME_ID) < end)
-			;
-		_exit(0);
-	}
-	close(p[0]);
-	*go = p[1];
-	return pid;
 }
 
 FIXTURE(late) {
@@ -137,32 +96,12 @@ FIXTURE_VARIANT_ADD(late, stops_at_its_limit) {
 
 FIXTURE_SETUP(late)
 {
-	const char *why = smp_cannot_run();
-
-	self->fd = -1;
-	self->reloaded = false;
-	memset(&self->r, 0, sizeof(self->r));
-	if (why)
-		SKIP(return, "%s", why);
-	if (access(pmc_t_ko(), R_OK))
-		SKIP(return, "no %s to load (build it, or set PMC_KO)", pmc_t_ko());
-	ASSERT_EQ(0, pmc_t_unload());
-	self->reloaded = true;
-	ASSERT_EQ(0, pmc_t_load(variant->params));
-	self->fd = smp_open();
-	ASSERT_LE(0, self->fd);
-	ASSERT_EQ(0, smp_ring_map(self->fd, RING_PAGES, &self->r));
+	SMP_SETUP_RELOADED(variant->params, RING_PAGES);
 }
 
 FIXTURE_TEARDOWN(late)
 {
-	smp_ring_unmap(&self->r);
-	if (self->fd >= 0)
-		EXPECT_EQ(0, close(self->fd));
-	if (self->reloaded) {
-		EXPECT_EQ(0, pmc_t_unload());
-		EXPECT_EQ(0, pmc_t_load(""));
-	}
+	SMP_TEARDOWN_RELOADED();
 }
 
 /*
@@ -186,8 +125,6 @@ TEST_F_TIMEOUT(late, pool_grows_while_no_pass_runs, 120)
 	struct smp_buf b = {};
 	size_t off, nsamples;
 	int64_t id;
-	int go = -1, st;
-	pid_t pid;
 
 	RETURN_IF_SKIPPED();
 	ASSERT_LT(0, npossible);
@@ -196,17 +133,9 @@ TEST_F_TIMEOUT(late, pool_grows_while_no_pass_runs, 120)
 	max_bytes = (uint64_t)variant->nbuffers_pcpu * npossible * BUF_KIB * 1024;
 
 	ASSERT_EQ(0, smp_stats(self->fd, &ds0));
-	pid = spawn_spinner(CHILD_CPU_NS, &go);
-	ASSERT_LT(0, pid);
-	id = smp_alloc_soft(self->fd, PMC_MODE_TS, PMC_CPU_ANY,
-			    PERF_COUNT_SW_CPU_CLOCK, PERIOD_NS, PMC_F_CALLCHAIN);
-	ASSERT_LE(0, id);
-	ASSERT_EQ(0, smp_attach(self->fd, id, pid));
-	ASSERT_EQ(0, smp_simple(self->fd, PMC_IOC_PMCSTART, id));
-	ASSERT_EQ(1, write(go, "g", 1));
-	close(go);
-	ASSERT_EQ(pid, waitpid(pid, &st, 0));
-	ASSERT_EQ(0, smp_simple(self->fd, PMC_IOC_PMCSTOP, id));
+	id = smp_sample_child(self->fd, smp_spin_cpu_ns, CHILD_CPU_NS,
+			      PERIOD_NS, PMC_F_CALLCHAIN);
+	ASSERT_LE(0, id) TH_LOG("%s", strerror(-id));
 	ASSERT_EQ(0, smp_flushlog(self->fd));
 	smp_ring_drain(&self->r, &b);
 	/* A publication reports the drops of the last one's records. */

@@ -68,28 +68,6 @@ static void calibrate(void)
 		busy_iters = busy_iters * 20000000ull / best + 1;
 }
 
-/* A child that runs busy_caller(@cpu_ns) when told to; *go is its pipe. */
-static pid_t spawn_busy_child(uint64_t cpu_ns, int *go)
-{
-	int p[2];
-	pid_t pid;
-	char c;
-
-	if (pipe(p))
-		return -1;
-	pid = fork();
-	if (pid == 0) {
-		close(p[1]);
-		if (read(p[0], &c, 1) != 1)
-			_exit(2);
-		busy_caller(cpu_ns);
-		_exit(0);
-	}
-	close(p[0]);
-	*go = p[1];
-	return pid;
-}
-
 /* ---------------------------------------------------------------- reference */
 
 #define REF_PAGES	64	/* data pages: 16-byte samples, 16,384 of them */
@@ -225,7 +203,7 @@ TEST_F(sample, process_scope_cpu_clock)
 	size_t off, nsamples = 0, in_busy = 0, chained = 0, other_user = 0;
 	bool alloc_seen = false, attach_seen = false, map_seen = false;
 	int64_t id;
-	int lfd, go, st, ref;
+	int lfd, go = -1, st, ref;
 	ssize_t n;
 	pid_t pid;
 
@@ -239,7 +217,7 @@ TEST_F(sample, process_scope_cpu_clock)
 	ASSERT_EQ(0, smp_configurelog(self->fd, lfd));
 	ASSERT_EQ(0, smp_ring_map(self->fd, 1024, &self->r));
 
-	pid = spawn_busy_child(1500000000ull, &go);
+	pid = smp_spawn_on_go(busy_caller, 1500000000ull, &go);
 	ASSERT_LT(0, pid);
 	/* User mode only: the samples of the busy loop, not of interrupts. */
 	id = smp_alloc_ext(self->fd, PMC_CLASS_SOFT, PMC_MODE_TS, PMC_CPU_ANY,
@@ -492,22 +470,12 @@ TEST_F(sample, small_ring_counts_dropped_samples)
 	struct smp_stream_info si;
 	struct smp_buf b = {};
 	int64_t id;
-	int go, st;
-	pid_t pid;
 
 	RETURN_IF_SKIPPED();
 	ASSERT_EQ(0, smp_ring_map(self->fd, 1, &self->r));
-	pid = spawn_busy_child(300000000ull, &go);
-	ASSERT_LT(0, pid);
-	id = smp_alloc_soft(self->fd, PMC_MODE_TS, PMC_CPU_ANY,
-			    PERF_COUNT_SW_CPU_CLOCK, 100000, PMC_F_CALLCHAIN);
-	ASSERT_LE(0, id);
-	ASSERT_EQ(0, smp_attach(self->fd, id, pid));
-	ASSERT_EQ(0, smp_simple(self->fd, PMC_IOC_PMCSTART, id));
-	ASSERT_EQ(1, write(go, "g", 1));
-	close(go);
-	ASSERT_EQ(pid, waitpid(pid, &st, 0));
-	ASSERT_EQ(0, smp_simple(self->fd, PMC_IOC_PMCSTOP, id));
+	id = smp_sample_child(self->fd, busy_caller, 300000000ull, 100000,
+			      PMC_F_CALLCHAIN);
+	ASSERT_LE(0, id) TH_LOG("%s", strerror(-id));
 	ASSERT_EQ(0, smp_flushlog(self->fd));
 	EXPECT_LT(0, self->r.pg->pr_lost);
 

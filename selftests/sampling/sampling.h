@@ -533,6 +533,99 @@ static inline uint64_t smp_now_ns(clockid_t clk)
 	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
+/*
+ * pmc.ko's parameter @name (a path under /sys/module/pmc/parameters/), or
+ * LONG_MIN when it cannot be read as a number.
+ */
+static inline long smp_module_param(const char *name)
+{
+	char path[128];
+	long v = LONG_MIN;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/module/pmc/parameters/%s", name);
+	f = fopen(path, "r");
+	if (!f)
+		return LONG_MIN;
+	if (fscanf(f, "%ld", &v) != 1)
+		v = LONG_MIN;
+	fclose(f);
+	return v;
+}
+
+/* Spin @ns of this thread's CPU time. */
+static inline void smp_spin_cpu_ns(uint64_t ns)
+{
+	uint64_t end = smp_now_ns(CLOCK_THREAD_CPUTIME_ID) + ns;
+
+	while (smp_now_ns(CLOCK_THREAD_CPUTIME_ID) < end)
+		;
+}
+
+/*
+ * A child that runs @fn(@arg) when told to, a byte on *@go (the write end
+ * of its pipe: attach and start its PMC first), then exits 0. Its pid, or
+ * -1.
+ */
+static inline pid_t smp_spawn_on_go(void (*fn)(uint64_t), uint64_t arg,
+				    int *go)
+{
+	int p[2];
+	pid_t pid;
+	char c;
+
+	if (pipe(p))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		close(p[1]);
+		if (read(p[0], &c, 1) != 1)
+			_exit(2);
+		fn(arg);
+		_exit(0);
+	}
+	close(p[0]);
+	*go = p[1];
+	return pid;
+}
+
+/*
+ * Sample a child that runs @fn(@arg), from its start to its exit, with a
+ * cpu-clock PMC of @period ns and @flags (the log goes wherever @fd's
+ * does), stopped when the child has exited 0. The PMC's id, or a negative
+ * errno (-ECHILD: the child failed).
+ */
+static inline int64_t smp_sample_child(int fd, void (*fn)(uint64_t),
+				       uint64_t arg, uint64_t period,
+				       uint32_t flags)
+{
+	int go = -1, st, ret = 0;
+	int64_t id;
+	pid_t pid;
+
+	pid = smp_spawn_on_go(fn, arg, &go);
+	if (pid < 0)
+		return -errno;
+	id = smp_alloc_soft(fd, PMC_MODE_TS, PMC_CPU_ANY,
+			    PERF_COUNT_SW_CPU_CLOCK, period, flags);
+	if (id >= 0) {
+		ret = smp_attach(fd, id, pid);
+		if (!ret)
+			ret = smp_simple(fd, PMC_IOC_PMCSTART, id);
+	}
+	/* Told to go either way, so that it exits. */
+	if (write(go, "g", 1) != 1 && !ret)
+		ret = -EIO;
+	close(go);
+	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st))
+		ret = ret ?: -ECHILD;
+	if (id < 0)
+		return id;
+	if (!ret)
+		ret = smp_simple(fd, PMC_IOC_PMCSTOP, id);
+	return ret ? ret : id;
+}
+
 static inline int smp_pin_cpu(int cpu)
 {
 	cpu_set_t set;
@@ -574,6 +667,37 @@ static inline const char *smp_cannot_run(void)
 	smp_ring_unmap(&self->r);					\
 	if (self->fd >= 0)						\
 		close(self->fd);					\
+} while (0)
+
+/*
+ * The same for a test that reloads pmc.ko with @params first (its fixture
+ * struct has `bool reloaded` too; pmc_test.h's loader): the setup SKIPs
+ * when the module cannot be reloaded, the teardown loads it back with its
+ * defaults.
+ */
+#define SMP_SETUP_RELOADED(params, pages) do {				\
+	const char *why_ = smp_cannot_run() ?:				\
+			   pmc_t_cannot_reload(pmc_t_ko());		\
+									\
+	self->fd = -1;							\
+	self->reloaded = false;						\
+	memset(&self->r, 0, sizeof(self->r));				\
+	if (why_)							\
+		SKIP(return, "%s", why_);				\
+	ASSERT_EQ(0, pmc_t_unload());					\
+	self->reloaded = true;						\
+	ASSERT_EQ(0, pmc_t_load(params));				\
+	self->fd = smp_open();						\
+	ASSERT_LE(0, self->fd);						\
+	ASSERT_EQ(0, smp_ring_map(self->fd, (pages), &self->r));	\
+} while (0)
+
+#define SMP_TEARDOWN_RELOADED() do {					\
+	SMP_TEARDOWN_RING();						\
+	if (self->reloaded) {						\
+		EXPECT_EQ(0, pmc_t_unload());				\
+		EXPECT_EQ(0, pmc_t_load(""));				\
+	}								\
 } while (0)
 
 /*
