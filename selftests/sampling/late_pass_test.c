@@ -20,13 +20,14 @@
  * The window: records stamped before a pass could give buffers back, and
  * staged before it too. A sample waits in its CPU's sample ring until a
  * quarter of it fills (13 ms at 10 kHz) or a pass drains it, so one taken
- * just before the first pass may be staged after it: the window stops
- * well short of the delay.
+ * just before the first pass may be staged after it: the window stops a
+ * quarter of the delay short, and the child spins past its end (the last
+ * samples of a run wait for a pass).
  */
-#define WINDOW_MS	(DELAY_MS / 2)
+#define WINDOW_MS	(DELAY_MS * 3 / 4)
 #define BUF_KIB		4
 #define PERIOD_NS	100000ull		/* 10 kHz */
-#define CHILD_CPU_NS	800000000ull
+#define CHILD_CPU_NS	1000000000ull
 #define RING_PAGES	1024			/* 4 MiB: every record fits */
 
 static long possible_cpus(void)
@@ -105,7 +106,7 @@ FIXTURE_TEARDOWN(late)
 }
 
 /*
- * A child spins 800 ms of CPU under a 10 kHz cpu-clock PMC with callchains.
+ * A child spins 1 s of CPU under a 10 kHz cpu-clock PMC with callchains.
  * No pass can give a buffer back before DELAY_MS after the stream's first
  * record (each begins that late after its kick, and the first kick follows
  * the first record): every record kept from the window (WINDOW_MS) was in
