@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <linux/perf_event.h>
+#include <limits.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -772,6 +773,23 @@ int pmc_t_load(const char *params)
 	ret = syscall(SYS_finit_module, fd, params, 0) ? -errno : 0;
 	close(fd);
 	return ret;
+}
+
+long long pmc_t_module_param(const char *mod, const char *param)
+{
+	char path[256];
+	long long v = LLONG_MIN;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/module/%s/parameters/%s", mod,
+		 param);
+	f = fopen(path, "r");
+	if (!f)
+		return LLONG_MIN;
+	if (fscanf(f, "%lld", &v) != 1)
+		v = LLONG_MIN;
+	fclose(f);
+	return v;
 }
 
 int pmc_t_kmsg_count(const char *what, char *last, size_t len)

@@ -30,27 +30,6 @@
 #define CHILD_CPU_NS	1000000000ull
 #define RING_PAGES	1024			/* 4 MiB: every record fits */
 
-static long possible_cpus(void)
-{
-	int lo, hi;
-	FILE *f = fopen("/sys/devices/system/cpu/possible", "r");
-	long n = 0;
-
-	if (!f)
-		return -1;
-	/* "0-7", "0", or "0-3,8-11". */
-	while (fscanf(f, "%d", &lo) == 1) {
-		hi = lo;
-		if (fscanf(f, "-%d", &hi) < 0)
-			hi = lo;
-		n += hi - lo + 1;
-		if (fgetc(f) != ',')
-			break;
-	}
-	fclose(f);
-	return n;
-}
-
 /*
  * At most the bytes the pool keeps free from the start: a buffer for each
  * CPU, two more, and for each CPU that stages, the buffers its whole sample
@@ -58,8 +37,8 @@ static long possible_cpus(void)
  */
 static uint64_t pool_base_bytes(long ncpu)
 {
-	long nsamples = smp_module_param("nsamples");
-	long depth = smp_module_param("callchaindepth");
+	long long nsamples = pmc_t_module_param("pmc", "nsamples");
+	long long depth = pmc_t_module_param("pmc", "callchaindepth");
 	uint64_t buf = BUF_KIB * 1024, ring, burst;
 
 	if (nsamples <= 0 || depth <= 0)
@@ -118,7 +97,9 @@ FIXTURE_TEARDOWN(late)
  */
 TEST_F_TIMEOUT(late, pool_grows_while_no_pass_runs, 120)
 {
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN), npossible = possible_cpus();
+	/* The driver's limit counts possible CPUs (nbuffers_pcpu each). */
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	long npossible = sysconf(_SC_NPROCESSORS_CONF);
 	uint64_t base_bytes, max_bytes, window = 0, t0 = 0, lost;
 	struct pmc_op_getdriverstats ds0, ds1;
 	const struct pmclog_header *h;
@@ -134,7 +115,7 @@ TEST_F_TIMEOUT(late, pool_grows_while_no_pass_runs, 120)
 	max_bytes = (uint64_t)variant->nbuffers_pcpu * npossible * BUF_KIB * 1024;
 
 	ASSERT_EQ(0, smp_stats(self->fd, &ds0));
-	id = smp_sample_child(self->fd, smp_spin_cpu_ns, CHILD_CPU_NS,
+	id = smp_sample_child(self->fd, pmc_t_spin_ns, CHILD_CPU_NS,
 			      PERIOD_NS, PMC_F_CALLCHAIN);
 	ASSERT_LE(0, id) TH_LOG("%s", strerror(-id));
 	ASSERT_EQ(0, smp_flushlog(self->fd));

@@ -39,7 +39,7 @@ FIXTURE_SETUP(refused)
 		SKIP(return, "%s", why);
 	if (access(pmc_t_ko(), R_OK))
 		SKIP(return, "no %s to load (build it, or set PMC_KO)", pmc_t_ko());
-	if (smp_module_param("../refcnt") > 0)
+	if (pmc_t_module_param("pmc", "../refcnt") > 0)
 		SKIP(return, "pmc.ko is in use");
 
 	before = pmc_t_kmsg_count(REFUSAL, self->line, sizeof(self->line));
@@ -71,7 +71,7 @@ TEST_F(refused, one_line_names_the_missing_function)
 	EXPECT_EQ(1, self->lines) TH_LOG("refusal lines at load: %d", self->lines);
 	EXPECT_NE(NULL, strstr(self->line, REFUSAL MISSING " (-2)"))
 		TH_LOG("line: %s", self->line);
-	EXPECT_EQ(-ENOENT, smp_module_param("map_tracking"));
+	EXPECT_EQ(-ENOENT, pmc_t_module_param("pmc", "map_tracking"));
 }
 
 /* A counting PMC counts. */
@@ -85,7 +85,7 @@ TEST_F(refused, counting_still_works)
 	ASSERT_LE(0, id);
 	ASSERT_EQ(0, smp_attach(self->fd, id, getpid()));
 	ASSERT_EQ(0, smp_simple(self->fd, PMC_IOC_PMCSTART, id));
-	smp_spin_cpu_ns(50000000);
+	pmc_t_spin_ns(50000000);
 	ASSERT_EQ(0, smp_read(self->fd, id, &v));
 	EXPECT_LE(40000000ull, v);
 }
@@ -119,7 +119,7 @@ TEST_F(refused, sampling_works_without_map_records)
 	exec_map = mmap(NULL, 3 * ps, PROT_READ | PROT_EXEC, MAP_PRIVATE, exe, 0);
 	ASSERT_NE(MAP_FAILED, exec_map);
 	close(exe);
-	smp_spin_cpu_ns(200000000);
+	pmc_t_spin_ns(200000000);
 	EXPECT_EQ(0, munmap(exec_map, 3 * ps));
 
 	ASSERT_EQ(0, smp_simple(self->fd, PMC_IOC_PMCSTOP, id));

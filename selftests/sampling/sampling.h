@@ -534,35 +534,6 @@ static inline uint64_t smp_now_ns(clockid_t clk)
 }
 
 /*
- * pmc.ko's parameter @name (a path under /sys/module/pmc/parameters/), or
- * LONG_MIN when it cannot be read as a number.
- */
-static inline long smp_module_param(const char *name)
-{
-	char path[128];
-	long v = LONG_MIN;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/sys/module/pmc/parameters/%s", name);
-	f = fopen(path, "r");
-	if (!f)
-		return LONG_MIN;
-	if (fscanf(f, "%ld", &v) != 1)
-		v = LONG_MIN;
-	fclose(f);
-	return v;
-}
-
-/* Spin @ns of this thread's CPU time. */
-static inline void smp_spin_cpu_ns(uint64_t ns)
-{
-	uint64_t end = smp_now_ns(CLOCK_THREAD_CPUTIME_ID) + ns;
-
-	while (smp_now_ns(CLOCK_THREAD_CPUTIME_ID) < end)
-		;
-}
-
-/*
  * A child that runs @fn(@arg) when told to, a byte on *@go (the write end
  * of its pipe: attach and start its PMC first), then exits 0. Its pid, or
  * -1.
