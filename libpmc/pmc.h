@@ -100,6 +100,7 @@ struct pmc_driverstats {
 	unsigned int	pm_merges;		/* always 0 on Linux */
 	unsigned int	pm_overwrites;		/* always 0 on Linux */
 	unsigned int	pm_ring_dropped;	/* Linux: records lost, mmap ring full */
+	unsigned int	pm_log_buffer_kbytes;	/* Linux: KiB in log buffers now */
 };
 
 /* FreeBSD's API (version node PMC_1.0). */

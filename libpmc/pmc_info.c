@@ -135,6 +135,7 @@ int pmc_get_driver_stats(struct pmc_driverstats *gms)
 		(unsigned int)ds.pm_buffer_requests_failed;
 	gms->pm_log_sweeps = (unsigned int)ds.pm_log_sweeps;
 	gms->pm_ring_dropped = (unsigned int)ds.pm_ring_dropped;
+	gms->pm_log_buffer_kbytes = (unsigned int)(ds.pm_log_buffer_bytes / 1024);
 	return 0;
 }
 

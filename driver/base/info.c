@@ -178,6 +178,7 @@ long pmc_op_getdriverstats(struct pmc_file *pf, void __user *arg)
 		atomic64_read(&pmc_stats.buffer_requests_failed);
 	ds.pm_log_sweeps = atomic64_read(&pmc_stats.log_sweeps);
 	ds.pm_ring_dropped = atomic64_read(&pmc_stats.ring_dropped);
+	ds.pm_log_buffer_bytes = atomic64_read(&pmc_stats.log_buffer_bytes);
 	if (copy_to_user(arg, &ds, sizeof(ds)))
 		return -EFAULT;
 	return 0;

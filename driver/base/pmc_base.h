@@ -47,6 +47,7 @@ struct pmc_stats {
 	atomic64_t buffer_requests_failed;
 	atomic64_t log_sweeps;
 	atomic64_t ring_dropped;
+	atomic64_t log_buffer_bytes;	/* a gauge: allocated, not yet freed */
 };
 extern struct pmc_stats pmc_stats;
 

@@ -347,6 +347,21 @@ static void pmc_log_grow_work(struct work_struct *work)
 }
 
 /*
+ * Give back the buffers no record needed, once a period while the log holds
+ * more than at rest (queued by each fill that allocated). Process context.
+ */
+static void pmc_log_trim_work(struct work_struct *work)
+{
+	struct pmc_log_state *log = container_of(to_delayed_work(work),
+						 struct pmc_log_state,
+						 trim_work);
+
+	if (!READ_ONCE(log->dead) && pmc_log_pool_trim(log))
+		queue_delayed_work(pmc_log_wq, &log->trim_work,
+				   PMC_LOG_TRIM_PERIOD);
+}
+
+/*
  * Hard IRQ: grow the pool if a CPU found it short, and queue the
  * publisher, now or after the batching delay.
  */
@@ -398,6 +413,7 @@ static void pmc_log_state_release(struct kref *ref)
 	irq_work_sync(&log->kick);
 	cancel_delayed_work_sync(&log->pub_work);
 	cancel_work_sync(&log->grow_work);
+	cancel_delayed_work_sync(&log->trim_work);
 	pmc_log_pool_destroy(log);
 	free_percpu(log->cpu);
 	kfree(log->merge);
@@ -468,6 +484,7 @@ static struct pmc_log_state *pmc_log_state_create(struct pmc_owner *po)
 	init_irq_work(&log->kick, pmc_log_kick_fn);
 	INIT_DELAYED_WORK(&log->pub_work, pmc_log_pub_work);
 	INIT_WORK(&log->grow_work, pmc_log_grow_work);
+	INIT_DELAYED_WORK(&log->trim_work, pmc_log_trim_work);
 	ret = pmc_log_pool_init(log);
 	if (ret)
 		goto err_pool;
@@ -479,6 +496,7 @@ static struct pmc_log_state *pmc_log_state_create(struct pmc_owner *po)
 	return log;
 
 err_pool:
+	cancel_delayed_work_sync(&log->trim_work);
 	pmc_log_pool_destroy(log);
 	put_pid(log->owner_tgid);
 	mutex_destroy(&log->fill_lock);
@@ -585,6 +603,7 @@ void pmc_log_owner_exit(struct pmc_owner *po)
 	irq_work_sync(&log->kick);
 	cancel_delayed_work_sync(&log->pub_work);
 	cancel_work_sync(&log->grow_work);
+	cancel_delayed_work_sync(&log->trim_work);
 	pmc_dbg(PMC_DBG_LOGGING, PMC_DBG_RELEASE, 0, log->owner_pid, -1, 0);
 	pmc_log_state_put(log);
 }

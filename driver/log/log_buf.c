@@ -6,7 +6,8 @@
  * pmc_log_begin()/pmc_log_end() run in any context but NMI: process context,
  * tracepoint probes (sched_switch with IRQs off and the rq lock held) and
  * hard IRQ (the sample drain). They take only raw spinlocks with IRQs off
- * and never allocate; the pool grows in process context (the publisher).
+ * and never allocate; the pool grows in process context (the publisher and
+ * grow_work) and gives back what no record took (trim_work).
  */
 #include "base/pmc_base.h"
 #include "pmc_log_priv.h"
@@ -19,6 +20,7 @@
 #include <linux/string.h>
 #include <linux/timekeeping.h>
 
+/* GETDRIVERSTATS' pm_log_buffer_bytes counts them. Process context. */
 static struct pmc_logbuf *pmc_logbuf_alloc(u32 size)
 {
 	struct pmc_logbuf *buf;
@@ -30,7 +32,17 @@ static struct pmc_logbuf *pmc_logbuf_alloc(u32 size)
 	buf->fill = 0;
 	buf->pub = 0;
 	buf->size = size;
+	atomic64_add(struct_size(buf, data, size), &pmc_stats.log_buffer_bytes);
 	return buf;
+}
+
+static void pmc_logbuf_free(struct pmc_logbuf *buf)
+{
+	if (!buf)
+		return;
+	atomic64_sub(struct_size(buf, data, buf->size),
+		     &pmc_stats.log_buffer_bytes);
+	kvfree(buf);
 }
 
 void pmc_log_pool_put(struct pmc_log_state *log, struct pmc_logbuf *buf)
@@ -57,6 +69,7 @@ struct pmc_logbuf *pmc_log_pool_get(struct pmc_log_state *log,
 		list_del_init(&buf->link);
 		log->nfree--;
 	}
+	log->low_free = min(log->low_free, log->nfree);
 	if (left)
 		*left = log->nfree;
 	raw_spin_unlock_irqrestore(&log->pool_lock, flags);
@@ -127,6 +140,7 @@ static unsigned int pmc_log_pool_nfree(struct pmc_log_state *log)
 static void pmc_log_pool_fill_locked(struct pmc_log_state *log)
 {
 	unsigned int want = max(log->pool_want, pmc_log_pool_base(log));
+	unsigned int nbufs = log->nbufs;
 	struct pmc_logbuf *buf;
 
 	while (log->nbufs < log->maxbufs && pmc_log_pool_nfree(log) < want) {
@@ -136,6 +150,10 @@ static void pmc_log_pool_fill_locked(struct pmc_log_state *log)
 		log->nbufs++;
 		pmc_log_pool_put(log, buf);
 	}
+	/* What this fill added is given back when no record needs it. */
+	if (log->nbufs > nbufs)
+		queue_delayed_work(pmc_log_wq, &log->trim_work,
+				   PMC_LOG_TRIM_PERIOD);
 }
 
 void pmc_log_pool_fill(struct pmc_log_state *log)
@@ -146,8 +164,9 @@ void pmc_log_pool_fill(struct pmc_log_state *log)
 }
 
 /*
- * Grow the pool: twice as many free buffers kept from now on (it never
- * shrinks), allocated at once. Called by the publisher when records were
+ * Grow the pool: twice as many free buffers kept from now on (until a
+ * period in which no record needs them: pmc_log_pool_trim()), allocated at
+ * once. Called by the publisher when records were
  * lost (@lost), and by grow_work as soon as a CPU that took a buffer left
  * the pool short (pmc_log_pool_short(), pmc_log_kick()): the pass that
  * gives the filled buffers back may be late, and the CPUs fill theirs
@@ -166,6 +185,79 @@ void pmc_log_pool_grow(struct pmc_log_state *log, bool lost)
 				     log->maxbufs);
 	pmc_log_pool_fill_locked(log);
 	mutex_unlock(&log->fill_lock);
+}
+
+/*
+ * The buffers a log holds when nothing is in flight: the free ones the pool
+ * keeps, each CPU's current one, the file's output and its spares.
+ */
+static unsigned int pmc_log_pool_rest(const struct pmc_log_state *log)
+{
+	return pmc_log_pool_base(log) + num_online_cpus() + 1 +
+	       PMC_LOG_OUT_SPARES;
+}
+
+/* Free the buffers of @list. Process context. */
+static void pmc_log_free_list(struct list_head *list)
+{
+	struct pmc_logbuf *buf, *tmp;
+
+	list_for_each_entry_safe(buf, tmp, list, link) {
+		list_del(&buf->link);
+		pmc_logbuf_free(buf);
+	}
+}
+
+/*
+ * Give back half the free buffers that no record took since the last trim
+ * (the fewest free meanwhile), down to the base the pool keeps: a burst
+ * (a late pass, a lost record) grew the pool for the owner's life, and
+ * perf record's ring does not outgrow its -m. Halving each period keeps
+ * a pool that bursts now and then large enough for them (the low mark of
+ * a period with a burst leaves little to give back), and takes an idle one
+ * back to its base in a few seconds. The buffers freed are the pool's
+ * least recently used (the tail: puts and gets are at the head), a few at
+ * a time, so that the raw lock is held briefly.
+ * Returns whether the log still holds more than at rest: trim_work comes
+ * back then (a growth queues it again otherwise).
+ * Process context; takes fill_lock.
+ */
+bool pmc_log_pool_trim(struct pmc_log_state *log)
+{
+	unsigned int base, unused, batch, nfree;
+	struct pmc_logbuf *buf;
+	LIST_HEAD(freed);
+	bool more;
+
+	mutex_lock(&log->fill_lock);
+	base = pmc_log_pool_base(log);
+	raw_spin_lock_irq(&log->pool_lock);
+	unused = log->nfree > base ? min(log->low_free, log->nfree - base) : 0;
+	unused = DIV_ROUND_UP(unused, 2);
+	for (;;) {
+		for (batch = 0; batch < 16 && unused && log->nfree > base;
+		     batch++, unused--) {
+			buf = list_last_entry(&log->free, struct pmc_logbuf,
+					      link);
+			list_move(&buf->link, &freed);
+			log->nfree--;
+			log->nbufs--;
+		}
+		if (!batch || !unused || log->nfree <= base)
+			break;
+		raw_spin_unlock_irq(&log->pool_lock);
+		cond_resched();
+		raw_spin_lock_irq(&log->pool_lock);
+	}
+	nfree = log->nfree;
+	log->low_free = nfree;
+	raw_spin_unlock_irq(&log->pool_lock);
+	/* A fill does not take back what was given. */
+	log->pool_want = min(log->pool_want, nfree);
+	more = log->nbufs > pmc_log_pool_rest(log);
+	mutex_unlock(&log->fill_lock);
+	pmc_log_free_list(&freed);
+	return more;
 }
 
 int pmc_log_pool_init(struct pmc_log_state *log)
@@ -196,17 +288,8 @@ int pmc_log_pool_init(struct pmc_log_state *log)
 		lc->head = NULL;
 	}
 	pmc_log_pool_fill_locked(log);
+	log->low_free = log->nfree;
 	return log->nbufs ? 0 : -ENOMEM;
-}
-
-static void pmc_log_free_list(struct list_head *list)
-{
-	struct pmc_logbuf *buf, *tmp;
-
-	list_for_each_entry_safe(buf, tmp, list, link) {
-		list_del(&buf->link);
-		kvfree(buf);
-	}
 }
 
 /*
@@ -222,14 +305,14 @@ void pmc_log_pool_destroy(struct pmc_log_state *log)
 
 		pmc_log_free_list(&lc->full);
 		pmc_log_free_list(&lc->pubq);
-		kvfree(lc->cur);
+		pmc_logbuf_free(lc->cur);
 		lc->cur = NULL;
 	}
 	pmc_log_free_list(&log->writeq);
 	pmc_log_free_list(&log->free);
 	pmc_log_free_list(&log->out_spare);
 	log->nout_spare = 0;
-	kvfree(log->out);
+	pmc_logbuf_free(log->out);
 	log->out = NULL;
 	log->nfree = 0;
 	log->nbufs = 0;

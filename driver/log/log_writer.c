@@ -259,10 +259,9 @@ static void pmc_log_file_queue(struct pmc_log_state *log, struct pmc_logbuf *buf
  * tried again for each record (6,745 failed requests in one pass traced
  * with function_graph, 4 KiB buffers on 8 CPUs at 10 kHz). The output
  * fills as fast as the pass frees staging buffers, bytes for bytes:
- * keeping the first ones freed for it lets a pass always finish.
+ * keeping the first ones freed for it lets a pass always finish
+ * (PMC_LOG_OUT_SPARES of them, pmc_log_priv.h).
  */
-#define PMC_LOG_OUT_SPARES	2
-
 void pmc_log_file_recycle(struct pmc_log_state *log, struct pmc_logbuf *buf)
 {
 	lockdep_assert_held(&log->pub_lock);

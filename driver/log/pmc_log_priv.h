@@ -127,12 +127,12 @@ struct pmc_log_merge_cpu {
  * @cpu:	per-CPU staging
  * @merge:	the CPUs with records in a publishing pass, each with its
  *		head's pl_tsc (nr_cpu_ids entries), under @pub_lock
- * @pool_lock:	protects @free and @nfree (raw; any context but NMI, IRQs off;
- *		nests inside a pmc_log_cpu.lock; raw for the hard IRQ and
- *		tracepoint stagers on PREEMPT_RT)
- * @fill_lock:	serialises the pool's allocations (@nbufs, @pool_want):
- *		process context, the publisher (under @pub_lock) or
- *		@grow_work (without it)
+ * @pool_lock:	protects @free, @nfree and @low_free (raw; any context but
+ *		NMI, IRQs off; nests inside a pmc_log_cpu.lock; raw for the
+ *		hard IRQ and tracepoint stagers on PREEMPT_RT)
+ * @fill_lock:	serialises the pool's allocations and trims (@nbufs,
+ *		@pool_want): process context, the publisher (under @pub_lock),
+ *		@grow_work or @trim_work (without it)
  * @out:	the file's output buffer being filled, under @pub_lock
  * @out_since:	jiffies when @out took its first record, under @pub_lock
  * @out_spare:	buffers kept for the next @out (at most PMC_LOG_OUT_SPARES,
@@ -172,6 +172,7 @@ struct pmc_log_state {
 	unsigned int maxbufs;
 	unsigned int pool_want;		/* free ones to keep, ditto */
 	unsigned int burst_bufs;	/* a CPU's whole sample ring, at load */
+	unsigned int low_free;		/* fewest free since the last trim */
 	/*
 	 * CPUs with a staging buffer (or expected to stage); written under
 	 * pub_lock, read by the pool's growth without it
@@ -215,7 +216,16 @@ struct pmc_log_state {
 	struct irq_work kick;
 	struct delayed_work pub_work;
 	struct work_struct grow_work;	/* pmc_log_pool_grow(), queued by kick */
+	struct delayed_work trim_work;	/* pmc_log_pool_trim(), while above base */
 };
+
+/* The file's output keeps this many published buffers (log_writer.c). */
+#define PMC_LOG_OUT_SPARES	2
+/*
+ * The pool gives back, once a period, half the free buffers no record took
+ * in it (pmc_log_pool_trim()).
+ */
+#define PMC_LOG_TRIM_PERIOD	HZ
 
 #define PMC_LOG_KICK_URGENT	0	/* a buffer filled up: publish now */
 #define PMC_LOG_KICK_QUEUED	1	/* an urgent kick's pass has not begun */
@@ -325,6 +335,11 @@ void pmc_log_pool_fill(struct pmc_log_state *log);
  * Takes fill_lock.
  */
 void pmc_log_pool_grow(struct pmc_log_state *log, bool lost);
+/*
+ * Give back buffers no record took for a period (PMC_LOG_TRIM_PERIOD);
+ * true while the pool holds more than it keeps at rest. Takes fill_lock.
+ */
+bool pmc_log_pool_trim(struct pmc_log_state *log);
 void pmc_log_pool_destroy(struct pmc_log_state *log);
 /* Give a buffer back to the pool. Any context but NMI. */
 void pmc_log_pool_put(struct pmc_log_state *log, struct pmc_logbuf *buf);

@@ -562,4 +562,53 @@ TEST(driver_stats_count_log_buffers_and_sweeps)
 	EXPECT_EQ(s2.pm_buffer_requests, s3.pm_buffer_requests);
 }
 
+/*
+ * pm_log_buffer_kbytes is the memory the logs' buffers hold: a child that
+ * configures a log holds its pool (at least a buffer for each online CPU
+ * and two more), and its exit gives every byte back.
+ */
+TEST(driver_stats_count_log_memory_until_the_owner_exits)
+{
+	long long kib = pmc_t_module_param("pmc", "logbuffersize");
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	struct pmc_driverstats s0, s1, s2;
+	int p[2], status, i;
+	pid_t pid;
+
+	PMC_INIT_OR_SKIP();
+	ASSERT_LT(0, kib);
+	ASSERT_LT(0, ncpu);
+	ASSERT_EQ(0, pipe(p));
+	ASSERT_EQ(0, pmc_get_driver_stats(&s0));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		int fd = open("/dev/null", O_WRONLY);
+
+		close(p[0]);
+		if (fd < 0 || pmc_configure_logfile(fd) < 0 ||
+		    pmc_writelog(1) < 0 || pmc_get_driver_stats(&s1) < 0)
+			_exit(1);
+		_exit(write(p[1], &s1, sizeof(s1)) == sizeof(s1) ? 0 : 2);
+	}
+	close(p[1]);
+	ASSERT_EQ(sizeof(s1), read(p[0], &s1, sizeof(s1)));
+	close(p[0]);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	/* The log goes with the owner's last reference: give it a moment. */
+	for (i = 0; i < 50; i++) {
+		ASSERT_EQ(0, pmc_get_driver_stats(&s2));
+		if (s2.pm_log_buffer_kbytes == s0.pm_log_buffer_kbytes)
+			break;
+		usleep(100000);
+	}
+	TH_LOG("log buffers: %u KiB before, %u with the child's log, %u after its exit (%lld KiB buffers, %ld CPUs)",
+	       s0.pm_log_buffer_kbytes, s1.pm_log_buffer_kbytes,
+	       s2.pm_log_buffer_kbytes, kib, ncpu);
+	EXPECT_LE(s0.pm_log_buffer_kbytes + (ncpu + 2) * kib,
+		  (long long)s1.pm_log_buffer_kbytes);
+	EXPECT_EQ(s0.pm_log_buffer_kbytes, s2.pm_log_buffer_kbytes);
+}
+
 TEST_HARNESS_MAIN

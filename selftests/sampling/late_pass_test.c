@@ -29,6 +29,7 @@
 #define PERIOD_NS	100000ull		/* 10 kHz */
 #define CHILD_CPU_NS	1000000000ull
 #define RING_PAGES	1024			/* 4 MiB: every record fits */
+#define TRIM_S		30
 
 /*
  * At most the bytes the pool keeps free from the start: a buffer for each
@@ -93,15 +94,18 @@ FIXTURE_TEARDOWN(late)
  * With room for them all, they are more than the pool keeps free at the
  * start (pool_base_bytes()): it grew without a pass, and nothing is lost.
  * With nbuffers_pcpu too small, records are lost, exactly as many as the
- * DROPNOTIFYs and GETDRIVERSTATS say.
+ * DROPNOTIFYs and GETDRIVERSTATS say. A pool that grew gives its buffers
+ * back once no record needs them (pmc_log_pool_trim()): halving what no
+ * record took each second, it is back within TRIM_S to what it holds at
+ * rest (its start, a buffer for each CPU's records and the file's three).
  */
 TEST_F_TIMEOUT(late, pool_grows_while_no_pass_runs, 120)
 {
 	/* The driver's limit counts possible CPUs (nbuffers_pcpu each). */
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	long npossible = sysconf(_SC_NPROCESSORS_CONF);
-	uint64_t base_bytes, max_bytes, window = 0, t0 = 0, lost;
-	struct pmc_op_getdriverstats ds0, ds1;
+	uint64_t base_bytes, max_bytes, rest_bytes, window = 0, t0 = 0, lost;
+	struct pmc_op_getdriverstats ds0, ds1, ds2;
 	const struct pmclog_header *h;
 	struct smp_stream_info si;
 	struct smp_buf b = {};
@@ -150,6 +154,22 @@ TEST_F_TIMEOUT(late, pool_grows_while_no_pass_runs, 120)
 		/* More than the pool's start: it grew, and lost nothing. */
 		EXPECT_LT(base_bytes, window);
 		EXPECT_EQ(0, lost);
+		/* The logs hold what this one grew to, then give it back. */
+		EXPECT_LE(window, ds1.pm_log_buffer_bytes);
+		rest_bytes = base_bytes + (ncpu + 3) * BUF_KIB * 1024;
+		t0 = pmc_t_now_ns(CLOCK_MONOTONIC);
+		do {
+			ASSERT_EQ(0, smp_stats(self->fd, &ds2));
+			if (ds2.pm_log_buffer_bytes <= rest_bytes)
+				break;
+			usleep(250000);
+		} while (pmc_t_now_ns(CLOCK_MONOTONIC) - t0 < TRIM_S * 1000000000ull);
+		TH_LOG("log buffers: %llu bytes after the run, %llu %.1f s later (at rest at most %llu)",
+		       (unsigned long long)ds1.pm_log_buffer_bytes,
+		       (unsigned long long)ds2.pm_log_buffer_bytes,
+		       (pmc_t_now_ns(CLOCK_MONOTONIC) - t0) / 1e9,
+		       (unsigned long long)rest_bytes);
+		EXPECT_GE(rest_bytes, ds2.pm_log_buffer_bytes);
 	}
 	smp_buf_free(&b);
 }

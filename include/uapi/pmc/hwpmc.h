@@ -372,7 +372,8 @@ struct pmc_op_getdriverstats {
 	__u64	pm_buffer_requests_failed; /* ... with none free: records dropped */
 	__u64	pm_log_sweeps;		/* sample-ring drain passes */
 	__u64	pm_ring_dropped;	/* Linux: records dropped, mmap ring full */
-	__u64	pm_reserved[7];
+	__u64	pm_log_buffer_bytes;	/* Linux: log buffers held now, all owners */
+	__u64	pm_reserved[6];
 };
 
 /* PMC_OP_CONFIGURELOG: fd open for writing, or -1 to de-configure. */
