@@ -164,13 +164,12 @@ void pmc_log_pool_fill(struct pmc_log_state *log)
 }
 
 /*
- * Grow the pool: twice as many free buffers kept from now on (until a
- * period in which no record needs them: pmc_log_pool_trim()), allocated at
- * once. Called by the publisher when records were
- * lost (@lost), and by grow_work as soon as a CPU that took a buffer left
- * the pool short (pmc_log_pool_short(), pmc_log_kick()): the pass that
- * gives the filled buffers back may be late, and the CPUs fill theirs
- * meanwhile. That work runs wherever the workqueue puts it, so the pool
+ * Grow the pool: twice as many free buffers kept from now on (until
+ * periods in which no record needs them: pmc_log_pool_trim()), allocated
+ * at once. Called by the publisher when records were lost (@lost), and by
+ * grow_work as soon as a CPU that took a buffer left the pool short
+ * (pmc_log_pool_short(), pmc_log_kick()): the pass that gives the filled
+ * buffers back may be late, and the CPUs fill theirs meanwhile. That work runs wherever the workqueue puts it, so the pool
  * grows while a late pass is stuck on a busy CPU (docs/performance.md, "A
  * late pass"). A request the pass has already answered (enough free by
  * now) grows nothing.
@@ -210,9 +209,9 @@ static void pmc_log_free_list(struct list_head *list)
 
 /*
  * Give back half the free buffers that no record took since the last trim
- * (the fewest free meanwhile), down to the base the pool keeps: a burst
- * (a late pass, a lost record) grew the pool for the owner's life, and
- * perf record's ring does not outgrow its -m. Halving each period keeps
+ * (the fewest free meanwhile), down to the base the pool keeps: what a
+ * burst (a late pass, a lost record) made it grow is not held for the
+ * owner's life, as perf record's ring never outgrows its -m. Halving keeps
  * a pool that bursts now and then large enough for them (the low mark of
  * a period with a burst leaves little to give back), and takes an idle one
  * back to its base in a few seconds. The buffers freed are the pool's
