@@ -169,10 +169,10 @@ void pmc_log_pool_fill(struct pmc_log_state *log)
  * at once. Called by the publisher when records were lost (@lost), and by
  * grow_work as soon as a CPU that took a buffer left the pool short
  * (pmc_log_pool_short(), pmc_log_kick()): the pass that gives the filled
- * buffers back may be late, and the CPUs fill theirs meanwhile. That work runs wherever the workqueue puts it, so the pool
- * grows while a late pass is stuck on a busy CPU (docs/performance.md, "A
- * late pass"). A request the pass has already answered (enough free by
- * now) grows nothing.
+ * buffers back may be late, and the CPUs fill theirs meanwhile. That work
+ * runs wherever the workqueue puts it, so the pool grows while a late pass
+ * is stuck on a busy CPU (docs/performance.md, "A late pass"). A request
+ * the pass has already answered (enough free by now) grows nothing.
  * Process context; takes fill_lock (under pub_lock or not).
  */
 void pmc_log_pool_grow(struct pmc_log_state *log, bool lost)
