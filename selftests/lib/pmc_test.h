@@ -174,6 +174,8 @@ int pmc_t_dev_chmod(mode_t mode, mode_t *old);
 
 /* Read a module parameter of pmc.ko into @buf; 0 or -errno. */
 int pmc_t_param_read(const char *name, char *buf, size_t len);
+/* The same as a number, or LLONG_MIN when it cannot be read as one. */
+long long pmc_t_param_num(const char *name);
 /* Write a module parameter; 0 or -errno. */
 int pmc_t_param_write(const char *name, const char *value);
 /* Write a sysctl (/proc/sys/<path>); the old value in @old if not NULL. */
@@ -231,11 +233,6 @@ const char *pmc_t_ko(void);
 int pmc_t_kmsg_count(const char *what, char *last, size_t len);
 int pmc_t_load(const char *params);
 int pmc_t_unload(void);
-/*
- * Module @mod's parameter @param (a path under /sys/module/@mod/parameters/)
- * as a number, or LLONG_MIN when it cannot be read as one.
- */
-long long pmc_t_module_param(const char *mod, const char *param);
 /* Run a shell command: its exit status, or -1. */
 int pmc_t_system(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

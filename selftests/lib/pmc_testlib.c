@@ -660,6 +660,18 @@ int pmc_t_param_read(const char *name, char *buf, size_t len)
 	return pmc_t_read_file(path, buf, len);
 }
 
+long long pmc_t_param_num(const char *name)
+{
+	char buf[32], *end;
+	long long v;
+
+	if (pmc_t_param_read(name, buf, sizeof(buf)))
+		return LLONG_MIN;
+	errno = 0;
+	v = strtoll(buf, &end, 10);
+	return end == buf || errno ? LLONG_MIN : v;
+}
+
 int pmc_t_param_write(const char *name, const char *value)
 {
 	char path[256];
@@ -773,23 +785,6 @@ int pmc_t_load(const char *params)
 	ret = syscall(SYS_finit_module, fd, params, 0) ? -errno : 0;
 	close(fd);
 	return ret;
-}
-
-long long pmc_t_module_param(const char *mod, const char *param)
-{
-	char path[256];
-	long long v = LLONG_MIN;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/sys/module/%s/parameters/%s", mod,
-		 param);
-	f = fopen(path, "r");
-	if (!f)
-		return LLONG_MIN;
-	if (fscanf(f, "%lld", &v) != 1)
-		v = LLONG_MIN;
-	fclose(f);
-	return v;
 }
 
 int pmc_t_kmsg_count(const char *what, char *last, size_t len)

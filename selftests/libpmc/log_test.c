@@ -569,7 +569,7 @@ TEST(driver_stats_count_log_buffers_and_sweeps)
  */
 TEST(driver_stats_count_log_memory_until_the_owner_exits)
 {
-	long long kib = pmc_t_module_param("pmc", "logbuffersize");
+	long long kib = pmc_t_param_num("logbuffersize");
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	struct pmc_driverstats s0, s1, s2;
 	int p[2], status, i;

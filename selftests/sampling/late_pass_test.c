@@ -38,8 +38,8 @@
  */
 static uint64_t pool_base_bytes(long ncpu)
 {
-	long long nsamples = pmc_t_module_param("pmc", "nsamples");
-	long long depth = pmc_t_module_param("pmc", "callchaindepth");
+	long long nsamples = pmc_t_param_num("nsamples");
+	long long depth = pmc_t_param_num("callchaindepth");
 	uint64_t buf = BUF_KIB * 1024, ring, burst;
 
 	if (nsamples <= 0 || depth <= 0)

@@ -39,7 +39,7 @@ FIXTURE_SETUP(refused)
 		SKIP(return, "%s", why);
 	if (access(pmc_t_ko(), R_OK))
 		SKIP(return, "no %s to load (build it, or set PMC_KO)", pmc_t_ko());
-	if (pmc_t_module_param("pmc", "../refcnt") > 0)
+	if (pmc_t_param_num("../refcnt") > 0)
 		SKIP(return, "pmc.ko is in use");
 
 	before = pmc_t_kmsg_count(REFUSAL, self->line, sizeof(self->line));
@@ -71,7 +71,7 @@ TEST_F(refused, one_line_names_the_missing_function)
 	EXPECT_EQ(1, self->lines) TH_LOG("refusal lines at load: %d", self->lines);
 	EXPECT_NE(NULL, strstr(self->line, REFUSAL MISSING " (-2)"))
 		TH_LOG("line: %s", self->line);
-	EXPECT_EQ(-ENOENT, pmc_t_module_param("pmc", "map_tracking"));
+	EXPECT_EQ(-ENOENT, pmc_t_param_num("map_tracking"));
 }
 
 /* A counting PMC counts. */
