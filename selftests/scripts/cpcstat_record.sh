@@ -44,27 +44,44 @@ if command -v perf > /dev/null; then
 	# Both sample the same run: perf record runs the program and cpcstat
 	# record attaches to it (Debian 12's perf record -p got a few samples
 	# a run here). Under TCG a program's pace follows the host's load:
-	# two runs made one after the other gave shares 6 points apart.
-	perf record -q -e cpu-clock -F 1000 -g -o "$TMP/perf.data" "$hot" 4 \
-		> /dev/null 2> "$TMP/perf.err" &
-	perfpid=$!
-	target=
-	for _ in $(seq 300); do
-		target=$(pgrep -P $perfpid -x hot3to1) && break
-		sleep 0.1
+	# two runs made one after the other gave shares 6 points apart. The
+	# two samplers of one run agreed within half a point in 6 runs on a
+	# quiet host and within 1.6 in 4 with two busy loops on it, but one
+	# CI run had them 5.1 points apart (cpcstat 77.11, perf 71.99), so a
+	# pair outside the tolerance is followed by another, up to three: a
+	# report that misattributes samples disagrees with perf in each.
+	pairs=
+	for attempt in 1 2 3; do
+		perf record -q -e cpu-clock -F 1000 -g -o "$TMP/perf.data" "$hot" 4 \
+			> /dev/null 2> "$TMP/perf.err" &
+		perfpid=$!
+		target=
+		for _ in $(seq 300); do
+			target=$(pgrep -P $perfpid -x hot3to1) && break
+			sleep 0.1
+		done
+		"$CPCSTAT" record -q -g -e cpu-clock,freq=1000 -p "${target:-0}" -o "$TMP/both.log" \
+			2> "$TMP/both.err"
+		wait $perfpid
+		both=$("$CPCSTAT" report -i "$TMP/both.log" 2>&1 | share)
+		prep=$(perf report -q --stdio --no-children -g none -n --sort dso,sym -i "$TMP/perf.data" 2>/dev/null |
+			grep -E "\[\.\] hot_(three|one)")
+		theirs=$(echo "$prep" | awk '{ gsub("%", "", $1) }
+			/hot_three/ { a = $1 } /hot_one/ { b = $1 }
+			END { if (a + b > 0) printf "%.2f", 100 * a / (a + b); else print "none" }')
+		# Sample counts and perf's lost/throttle records, to tell noise from a bias.
+		ours_n=$("$CPCSTAT" report -i "$TMP/both.log" 2>&1 |
+			awk '$NF == "hot3to1" && $(NF-1) ~ /^hot_(three|one)$/ { n += $3 } END { print n + 0 }')
+		theirs_n=$(echo "$prep" | awk '{ n += $2 } END { print n + 0 }')
+		pstats=$(perf report --stats -i "$TMP/perf.data" 2>/dev/null |
+			awk '$1 ~ /^(LOST|THROTTLE)$/ && $3 > 0 && !seen[$1]++ { printf ", %s %s", $1, $3 }')
+		echo "# the same run ($attempt): cpcstat $both% of $ours_n samples, perf $theirs% of $theirs_n${pstats}"
+		pairs+="cpcstat $both% of $ours_n, perf $theirs% of $theirs_n${pstats}
+"
+		[ "$theirs" != none ] && [ "$both" != none ] && within "$both" "$theirs" 5 && break
 	done
-	"$CPCSTAT" record -q -g -e cpu-clock,freq=1000 -p "${target:-0}" -o "$TMP/both.log" \
-		2> "$TMP/both.err"
-	wait $perfpid
-	both=$("$CPCSTAT" report -i "$TMP/both.log" 2>&1 | share)
-	prep=$(perf report -q --stdio --no-children -g none --sort dso,sym -i "$TMP/perf.data" 2>/dev/null | grep -E "\[\.\] hot_(three|one)")
-	theirs=$(echo "$prep" | awk '{ gsub("%", "", $1) }
-		/hot_three/ { a = $1 } /hot_one/ { b = $1 }
-		END { if (a + b > 0) printf "%.2f", 100 * a / (a + b); else print "none" }')
-	echo "# the same run: cpcstat $both%, perf $theirs% of the samples of hot_three + hot_one"
 	check "${names[2]}" '[ "$theirs" != none ] && [ "$both" != none ] && within "$both" "$theirs" 5' \
-		"cpcstat $both%, perf $theirs%
-$(cat "$TMP/both.err" "$TMP/perf.err")
+		"$pairs$(cat "$TMP/both.err" "$TMP/perf.err")
 $prep"
 else
 	skip "${names[2]}" "no perf"
