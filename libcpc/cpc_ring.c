@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * cpc_ring.c - libcpc as a consumer of the handle's mmap'd record ring
- * (<pmc/ring.h>, records of <pmc/pmclog.h>): SNAPSHOT records rebuilt into
- * whole-set samples (cpc_set_sample_period, cpc_snapshot_next) and OVERFLOW
+ * (<pmc/ring.h>, records of <pmc/pmclog.h>): SNAPSET records (and the
+ * SNAPSHOT records of last values) made whole-set samples
+ * (cpc_set_sample_period, cpc_snapshot_next) and OVERFLOW
  * records kept for the overflow signal handler (cpc_set_sample,
  * cpc_buf_overflowed).
  *
@@ -205,11 +206,10 @@ static void queue_push(struct cpc_ringsub *sub)
 }
 
 /*
- * A SNAPSHOT record: one PMC of a set. The timer and switch-out records of
- * a set come together with one pl_tsc; PMCSTOP writes each stopped PMC's
- * last record at its own instant (its value no longer changes). So a set's
- * snapshot is complete when each of its PMCs has sent one record, and it
- * is dated by the latest; a PMC that sends a second record first means
+ * A SNAPSHOT record: one PMC of a set, its last value, which PMCSTOP writes
+ * for each stopped PMC at its own instant (its value no longer changes).
+ * So a set's snapshot is complete when each of its PMCs has sent one
+ * record, and it is dated by the latest; a PMC that sends a second record first means
  * records were lost (the older instant is dropped and counted), as does a
  * DROPNOTIFY (every set starts over). Inline in the reader's loop: it runs
  * for nearly every record. True when a snapshot was queued.
@@ -239,6 +239,55 @@ static inline bool on_snapshot(struct cpc_ring *r,
 		return false;
 	}
 	sub->asm_have = 0;
+	queue_push(sub);
+	return true;
+}
+
+/*
+ * A SNAPSET record: a set's running values at one instant, the whole set
+ * in one record (the timer's and the switch-out's). It is queued as it
+ * is; a snapshot being rebuilt from SNAPSHOT records (last values at
+ * PMCSTOP) that it interrupts is abandoned. A record that does not carry
+ * each of the set's PMCs once (the kernel's set changed under it) is
+ * counted as incomplete. Inline in the reader's loop. True when a
+ * snapshot was queued.
+ */
+static inline bool on_snapset(struct cpc_ring *r,
+			      const struct pmclog_snapset *s, size_t len)
+{
+	struct cpc_ringsub *sub = sub_of(r, s->pl_group);
+	uint32_t i, n = s->pl_nentries;
+	uint64_t bit, have = 0;
+	int slot;
+
+	if (!sub)
+		return false;
+	if (sub->asm_have) {
+		sub->incomplete++;
+		sub->asm_have = 0;
+	}
+	if (n != (uint32_t)sub->nids ||
+	    n > (len - sizeof(*s)) / sizeof(s->pl_entries[0])) {
+		sub->incomplete++;
+		return false;
+	}
+	sub->asm_next = 0;
+	for (i = 0; i < n; i++) {
+		slot = slot_of(sub, s->pl_entries[i].pl_pmcid);
+		if (slot < 0)
+			break;
+		sub->asm_next = slot + 1;
+		bit = 1ULL << slot;
+		if (have & bit)
+			break;
+		have |= bit;
+		sub->asm_vals[slot] = s->pl_entries[i].pl_value;
+	}
+	if (have != sub->all_slots) {
+		sub->incomplete++;
+		return false;
+	}
+	sub->asm_tsc = s->pl_hdr.pl_tsc;
 	queue_push(sub);
 	return true;
 }
@@ -286,7 +335,7 @@ static void on_drop(struct cpc_ring *r, const struct pmclog_dropnotify *d)
 	}
 }
 
-/* A record other than SNAPSHOT. */
+/* A record other than SNAPSET and SNAPSHOT. */
 static void dispatch_other(struct cpc_ring *r, const void *rec, size_t len)
 {
 	switch (PMCLOG_HEADER_TO_TYPE(((const struct pmclog_header *)rec)->pl_header)) {
@@ -306,12 +355,17 @@ static void dispatch_other(struct cpc_ring *r, const void *rec, size_t len)
 /* A record. True when it completed a snapshot (and queued it). */
 static inline bool dispatch(struct cpc_ring *r, const void *rec, size_t len)
 {
-	if (PMCLOG_HEADER_TO_TYPE(((const struct pmclog_header *)rec)->pl_header) ==
-	    PMCLOG_TYPE_SNAPSHOT)
+	switch (PMCLOG_HEADER_TO_TYPE(((const struct pmclog_header *)rec)->pl_header)) {
+	case PMCLOG_TYPE_SNAPSET:
+		return len >= sizeof(struct pmclog_snapset) &&
+		       on_snapset(r, rec, len);
+	case PMCLOG_TYPE_SNAPSHOT:
 		return len >= sizeof(struct pmclog_snapshot) &&
 		       on_snapshot(r, rec);
-	dispatch_other(r, rec, len);
-	return false;
+	default:
+		dispatch_other(r, rec, len);
+		return false;
+	}
 }
 
 /*

@@ -154,13 +154,29 @@ struct pmclog_ev_userdata {
 	uint32_t	pl_userdata;
 };
 
-/* Linux: SNAPSHOT, the periodic value of a PMC_F_SNAPSHOT PMC. */
+/*
+ * Linux: SNAPSHOT, the value of one PMC_F_SNAPSHOT PMC: the periodic value of
+ * a group-0 PMC, or any such PMC's last value at stop.
+ */
 struct pmclog_ev_snapshot {
 	pmc_id_t	pl_pmcid;
 	uint32_t	pl_group;
 	uint32_t	pl_cpu;
 	pid_t		pl_tid;
 	pmc_value_t	pl_value;
+};
+
+/*
+ * Linux: SNAPSET, the values of the PMC_F_SNAPSHOT PMCs of one set (pl_group,
+ * not 0) at one instant. pl_entries points into the parser's copy of the
+ * record: valid until the next pmclog_read().
+ */
+struct pmclog_ev_snapset {
+	uint32_t	pl_group;
+	uint32_t	pl_cpu;
+	pid_t		pl_tid;
+	uint32_t	pl_nentries;
+	const struct pmclog_snapset_entry *pl_entries;
 };
 
 /*
@@ -208,6 +224,7 @@ struct pmclog_ev {
 		struct pmclog_ev_userdata	pl_u;
 		struct pmclog_ev_snapshot	pl_s;	/* Linux */
 		struct pmclog_ev_overflow	pl_o;	/* Linux */
+		struct pmclog_ev_snapset	pl_ss;	/* Linux */
 	} pl_u;
 };
 

@@ -3,8 +3,9 @@
  * pmclog_decode.c - one pmclog record (<pmc/pmclog.h>) into a struct
  * pmclog_ev. Every length is checked against the record before a byte is
  * read: a record shorter than its type's fixed part, a string without its
- * NUL, a callchain deeper than PMC_CALLCHAIN_DEPTH_MAX or an OVERFLOW whose
- * entry count does not match its length is an error, never an over-read.
+ * NUL, a callchain deeper than PMC_CALLCHAIN_DEPTH_MAX, an OVERFLOW whose
+ * entry count does not match its length or a SNAPSET whose entry count
+ * exceeds it is an error, never an over-read.
  * Records longer than their fixed part are accepted (room to grow).
  */
 #include <errno.h>
@@ -91,6 +92,8 @@ static size_t pmclog_fixed_size(uint32_t type)
 		return sizeof(struct pmclog_snapshot);
 	case PMCLOG_TYPE_OVERFLOW:
 		return sizeof(struct pmclog_overflow);
+	case PMCLOG_TYPE_SNAPSET:
+		return sizeof(struct pmclog_snapset);
 	}
 	return 0;
 }
@@ -205,6 +208,33 @@ static int pmclog_decode_overflow(struct pmclog_parser *ps, const char *rec,
 	/* rec is 8-byte aligned (pmclog_impl.h), as the entries need. */
 	o->pl_entries = r.pl_nentries ?
 		(const struct pmclog_overflow_entry *)(const void *)(rec + sizeof(r)) :
+		NULL;
+	return 0;
+}
+
+/*
+ * Unlike OVERFLOW, a SNAPSET may be longer than its entries: the driver sizes
+ * it for the whole set and writes the running PMCs only (the rest is zero).
+ */
+static int pmclog_decode_snapset(struct pmclog_parser *ps, const char *rec,
+				 size_t len, struct pmclog_ev *ev)
+{
+	struct pmclog_ev_snapset *ss = &ev->pl_u.pl_ss;
+	struct pmclog_snapset r;
+
+	memcpy(&r, rec, sizeof(r));
+	if (r.pl_nentries > (len - sizeof(r)) / sizeof(struct pmclog_snapset_entry))
+		return pmclog__fail(ps, EBADMSG,
+				    "offset %llu: snapset record of %zu bytes with %u entries",
+				    (unsigned long long)ps->offset, len,
+				    r.pl_nentries);
+	ss->pl_group = r.pl_group;
+	ss->pl_cpu = r.pl_cpu;
+	ss->pl_tid = (pid_t)r.pl_tid;
+	ss->pl_nentries = r.pl_nentries;
+	/* rec is 8-byte aligned (pmclog_impl.h), as the entries need. */
+	ss->pl_entries = r.pl_nentries ?
+		(const struct pmclog_snapset_entry *)(const void *)(rec + sizeof(r)) :
 		NULL;
 	return 0;
 }
@@ -353,6 +383,8 @@ int pmclog__decode(struct pmclog_parser *ps, const void *record, size_t len,
 		return pmclog_decode_initialize(ps, rec, ev);
 	case PMCLOG_TYPE_OVERFLOW:
 		return pmclog_decode_overflow(ps, rec, len, ev);
+	case PMCLOG_TYPE_SNAPSET:
+		return pmclog_decode_snapset(ps, rec, len, ev);
 	case PMCLOG_TYPE_MAP_IN: {
 		struct pmclog_map_in r;
 

@@ -427,28 +427,61 @@ void fake_ring_put(struct fake_pmc *fp, const void *rec, uint32_t len)
 	__atomic_store_n(&rp->pr_data_head, head + len, __ATOMIC_RELEASE);
 }
 
+/*
+ * What the driver's timer writes for a set at @tsc: one SNAPSET record of
+ * the group's live SNAPSHOT PMCs (a SNAPSHOT record each for group 0).
+ */
 void fake_snapshot_group(struct fake_pmc *fp, uint32_t group, uint64_t tsc,
 			 uint32_t cpu)
 {
-	struct pmclog_snapshot r;
+	struct {
+		struct pmclog_snapset s;
+		struct pmclog_snapset_entry e[FAKE_MAX_PMCS];
+	} r;
+	uint32_t n = 0;
 	int i;
 
+	memset(&r, 0, sizeof(r));
 	for (i = 0; i < FAKE_MAX_PMCS; i++) {
 		const struct fake_pmcobj *o = &fp->pmcs[i];
 
 		if (!o->live || o->alloc.pm_group != group ||
 		    !(o->alloc.pm_flags & PMC_F_SNAPSHOT))
 			continue;
-		memset(&r, 0, sizeof(r));
-		r.pl_hdr.pl_header = PMCLOG_HEADER(PMCLOG_TYPE_SNAPSHOT,
-						   sizeof(r));
-		r.pl_hdr.pl_tsc = tsc;
-		r.pl_pmcid = o->alloc.pm_pmcid;
-		r.pl_group = group;
-		r.pl_cpu = cpu;
-		r.pl_value = o->value;
-		fake_ring_put(fp, &r, sizeof(r));
+		if (!group) {
+			fake_snapshot_one(fp, o->alloc.pm_pmcid, 0, tsc, cpu,
+					  o->value);
+			continue;
+		}
+		r.e[n].pl_pmcid = o->alloc.pm_pmcid;
+		r.e[n].pl_value = o->value;
+		n++;
 	}
+	if (!n)
+		return;
+	r.s.pl_hdr.pl_header = PMCLOG_HEADER(PMCLOG_TYPE_SNAPSET,
+					     sizeof(r.s) + n * sizeof(r.e[0]));
+	r.s.pl_hdr.pl_tsc = tsc;
+	r.s.pl_group = group;
+	r.s.pl_cpu = cpu;
+	r.s.pl_nentries = n;
+	fake_ring_put(fp, &r, (uint32_t)(sizeof(r.s) + n * sizeof(r.e[0])));
+}
+
+/* A SNAPSHOT record: one PMC's value (group 0, or a last value at stop). */
+void fake_snapshot_one(struct fake_pmc *fp, uint32_t pmcid, uint32_t group,
+		       uint64_t tsc, uint32_t cpu, uint64_t value)
+{
+	struct pmclog_snapshot r;
+
+	memset(&r, 0, sizeof(r));
+	r.pl_hdr.pl_header = PMCLOG_HEADER(PMCLOG_TYPE_SNAPSHOT, sizeof(r));
+	r.pl_hdr.pl_tsc = tsc;
+	r.pl_pmcid = pmcid;
+	r.pl_group = group;
+	r.pl_cpu = cpu;
+	r.pl_value = value;
+	fake_ring_put(fp, &r, sizeof(r));
 }
 
 void fake_selfread_update(struct fake_pmc *fp)

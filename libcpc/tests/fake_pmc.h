@@ -76,9 +76,15 @@ void fake_advance(struct fake_pmc *fp, uint64_t delta);
 
 /* Append one record to the fake ring (wrapping as the kernel does). */
 void fake_ring_put(struct fake_pmc *fp, const void *rec, uint32_t len);
-/* SNAPSHOT records of every live PMC of @group, at @tsc, their values. */
+/*
+ * What the driver's timer writes at @tsc: one SNAPSET record of the live
+ * SNAPSHOT PMCs of @group and their values (a SNAPSHOT each for group 0).
+ */
 void fake_snapshot_group(struct fake_pmc *fp, uint32_t group, uint64_t tsc,
 			 uint32_t cpu);
+/* One PMC's SNAPSHOT record (group 0, or a last value at PMCSTOP). */
+void fake_snapshot_one(struct fake_pmc *fp, uint32_t pmcid, uint32_t group,
+		       uint64_t tsc, uint32_t cpu, uint64_t value);
 /* Fill the self-read page from the live PMCs of its group. */
 void fake_selfread_update(struct fake_pmc *fp);
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * test_ring.c - libcpc reading the simulated driver's mmap'd ring and
- * self-read page: snapshots rebuilt from SNAPSHOT records (order, tick,
+ * self-read page: snapshots from SNAPSET and SNAPSHOT records (order, tick,
  * timestamp, wrap-around, foreign and incomplete records), the overflow
  * record in cpc_set_sample and cpc_buf_overflowed, the self-read page with
  * its system-call fallback, and the ENOTSUP of a driver without them.
@@ -211,6 +211,63 @@ START_TEST(records_in_any_order_make_the_same_snapshots)
 	ck_assert_int_eq(cpc_snapshot_next(c.cpc, c.set, c.buf), -1);
 	ck_assert_int_eq(cpc_snapshot_lost(c.cpc, c.set, &lost), 0);
 	ck_assert_uint_eq(lost, 0);
+	cpc_close(c.cpc);
+}
+END_TEST
+
+/* A SNAPSET of @n entries (set's slots @slots, value 100*k + slot) at @tsc. */
+static void put_snapset(struct ctx *c, const int *slots, uint32_t n,
+			uint32_t claimed, uint64_t tsc, uint64_t k)
+{
+	struct {
+		struct pmclog_snapset s;
+		struct pmclog_snapset_entry e[4];
+	} r;
+	uint32_t i, len = (uint32_t)(sizeof(r.s) + n * sizeof(r.e[0]));
+
+	memset(&r, 0, sizeof(r));
+	r.s.pl_hdr.pl_header = PMCLOG_HEADER(PMCLOG_TYPE_SNAPSET, len);
+	r.s.pl_hdr.pl_tsc = tsc;
+	r.s.pl_group = req_pmc(c, 0)->alloc.pm_group;
+	r.s.pl_nentries = claimed;
+	for (i = 0; i < n; i++) {
+		r.e[i].pl_pmcid = req_pmc(c, slots[i])->alloc.pm_pmcid;
+		r.e[i].pl_value = 100 * k + (uint64_t)slots[i];
+	}
+	fake_ring_put(&c->fp, &r, len);
+}
+
+/*
+ * A SNAPSET record is a snapshot whatever its entries' order; one that
+ * does not carry each PMC of the set once (a PMC missing or twice, a count
+ * past its length) is counted lost and read no further than its length.
+ */
+START_TEST(a_snapset_is_one_snapshot_and_a_wrong_one_is_lost)
+{
+	static const int reversed[] = { 2, 1, 0 }, missing[] = { 0, 1 },
+			 twice[] = { 0, 1, 1 };
+	struct ctx c;
+	uint64_t v, lost;
+
+	setup_snapshots(&c, 0);
+	put_snapset(&c, reversed, 3, 3, 10, 1);
+	put_snapset(&c, missing, 2, 2, 11, 2);
+	put_snapset(&c, twice, 3, 3, 12, 3);
+	put_snapset(&c, missing, 2, 3, 13, 4);
+	put_snapset(&c, reversed, 3, 3, 14, 5);
+	ck_assert_int_eq(cpc_snapshot_next(c.cpc, c.set, c.buf), 0);
+	ck_assert_int_eq(cpc_buf_hrtime(c.cpc, c.buf), 10);
+	ck_assert_int_eq(cpc_buf_get(c.cpc, c.buf, 0, &v), 0);
+	ck_assert_uint_eq(v, 100);
+	ck_assert_int_eq(cpc_buf_get(c.cpc, c.buf, 1, &v), 0);
+	ck_assert_uint_eq(v, 101);
+	ck_assert_uint_eq(cpc_buf_tick(c.cpc, c.buf), 102);
+	ck_assert_int_eq(cpc_snapshot_next(c.cpc, c.set, c.buf), 0);
+	ck_assert_int_eq(cpc_buf_hrtime(c.cpc, c.buf), 14);
+	ck_assert_uint_eq(cpc_buf_tick(c.cpc, c.buf), 502);
+	ck_assert_int_eq(cpc_snapshot_next(c.cpc, c.set, c.buf), -1);
+	ck_assert_int_eq(cpc_snapshot_lost(c.cpc, c.set, &lost), 0);
+	ck_assert_uint_eq(lost, 3);
 	cpc_close(c.cpc);
 }
 END_TEST
@@ -544,6 +601,7 @@ Suite *ring_suite(void)
 	tcase_add_test(tc, snapshots_come_whole_in_order_with_the_kernel_time);
 	tcase_add_test(tc, a_backlog_longer_than_the_queue_comes_out_whole);
 	tcase_add_test(tc, records_in_any_order_make_the_same_snapshots);
+	tcase_add_test(tc, a_snapset_is_one_snapshot_and_a_wrong_one_is_lost);
 	tcase_add_test(tc, a_broken_record_skips_to_the_head_and_reading_goes_on);
 	tcase_add_test(tc, incomplete_snapshots_are_dropped_and_last_records_make_one);
 	tcase_add_test(tc, a_driver_without_snapshots_fails_the_bind_enotsup);

@@ -107,6 +107,11 @@ static void check_event(const struct pmclog_ev *ev, size_t total)
 				  ev->pl_u.pl_o.pl_nentries *
 				  sizeof(struct pmclog_overflow_entry),
 				  (size_t)ev->pl_len);
+	if (ev->pl_type == PMCLOG_TYPE_SNAPSET)
+		ck_assert_uint_le(sizeof(struct pmclog_snapset) +
+				  (size_t)ev->pl_u.pl_ss.pl_nentries *
+				  sizeof(struct pmclog_snapset_entry),
+				  (size_t)ev->pl_len);
 }
 
 static size_t parse_fed(const unsigned char *p, size_t len)

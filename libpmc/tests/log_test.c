@@ -24,9 +24,10 @@ const uint32_t lb_all_types_order[] = {
 	PMCLOG_TYPE_PROC_CREATE, PMCLOG_TYPE_THR_CREATE, PMCLOG_TYPE_MAP_IN,
 	PMCLOG_TYPE_PROCEXEC, PMCLOG_TYPE_CALLCHAIN, PMCLOG_TYPE_CALLCHAIN,
 	PMCLOG_TYPE_PROCCSW, PMCLOG_TYPE_USERDATA, PMCLOG_TYPE_SNAPSHOT,
-	PMCLOG_TYPE_OVERFLOW, PMCLOG_TYPE_DROPNOTIFY, PMCLOG_TYPE_PROCFORK,
-	PMCLOG_TYPE_MAP_OUT, PMCLOG_TYPE_THR_EXIT, PMCLOG_TYPE_PROCEXIT,
-	PMCLOG_TYPE_SYSEXIT, PMCLOG_TYPE_PMCDETACH, PMCLOG_TYPE_CLOSELOG,
+	PMCLOG_TYPE_SNAPSET, PMCLOG_TYPE_OVERFLOW, PMCLOG_TYPE_DROPNOTIFY,
+	PMCLOG_TYPE_PROCFORK, PMCLOG_TYPE_MAP_OUT, PMCLOG_TYPE_THR_EXIT,
+	PMCLOG_TYPE_PROCEXIT, PMCLOG_TYPE_SYSEXIT, PMCLOG_TYPE_PMCDETACH,
+	PMCLOG_TYPE_CLOSELOG,
 };
 const size_t lb_all_types_count = PMC_ARRAY_SIZE(lb_all_types_order);
 
@@ -137,6 +138,17 @@ void lb_all_types(struct logbuf *b)
 			.pl_tid = 4243, .pl_value = 1234567,
 		};
 		lb_add(b, PMCLOG_TYPE_SNAPSHOT, &r, sizeof(r), NULL, 0, TS(i++));
+	}
+	{
+		struct pmclog_snapset r = {
+			.pl_group = 7, .pl_cpu = 2, .pl_tid = 4243, .pl_nentries = 3,
+		};
+		struct pmclog_snapset_entry e[3] = {
+			{ .pl_pmcid = 0xfff30f01, .pl_value = 1234567 },
+			{ .pl_pmcid = 0xfff30f02, .pl_value = 0 },
+			{ .pl_pmcid = 0xfff30f03, .pl_value = 0xfedcba9876543210ull },
+		};
+		lb_add(b, PMCLOG_TYPE_SNAPSET, &r, sizeof(r), e, sizeof(e), TS(i++));
 	}
 	{
 		struct pmclog_overflow r = {
@@ -299,6 +311,23 @@ void lb_check_event(size_t i, const struct pmclog_ev *ev)
 		ck_assert_uint_eq(ev->pl_u.pl_s.pl_cpu, 1);
 		ck_assert_int_eq(ev->pl_u.pl_s.pl_tid, 4243);
 		ck_assert_uint_eq(ev->pl_u.pl_s.pl_value, 1234567);
+		break;
+	case PMCLOG_TYPE_SNAPSET:
+		ck_assert_int_eq(ev->pl_len, 80);
+		ck_assert_uint_eq(ev->pl_u.pl_ss.pl_group, 7);
+		ck_assert_uint_eq(ev->pl_u.pl_ss.pl_cpu, 2);
+		ck_assert_int_eq(ev->pl_u.pl_ss.pl_tid, 4243);
+		ck_assert_uint_eq(ev->pl_u.pl_ss.pl_nentries, 3);
+		/* The entries are the record's own, not a copy. */
+		ck_assert_ptr_eq(ev->pl_u.pl_ss.pl_entries,
+				 (const char *)ev->pl_data + sizeof(struct pmclog_snapset));
+		ck_assert_uint_eq(ev->pl_u.pl_ss.pl_entries[0].pl_pmcid, 0xfff30f01);
+		ck_assert_uint_eq(ev->pl_u.pl_ss.pl_entries[0].pl_value, 1234567);
+		ck_assert_uint_eq(ev->pl_u.pl_ss.pl_entries[1].pl_pmcid, 0xfff30f02);
+		ck_assert_uint_eq(ev->pl_u.pl_ss.pl_entries[1].pl_value, 0);
+		ck_assert_uint_eq(ev->pl_u.pl_ss.pl_entries[2].pl_pmcid, 0xfff30f03);
+		ck_assert_uint_eq(ev->pl_u.pl_ss.pl_entries[2].pl_value,
+				  0xfedcba9876543210ull);
 		break;
 	case PMCLOG_TYPE_OVERFLOW:
 		ck_assert_uint_eq(ev->pl_u.pl_o.pl_group, 7);
@@ -604,6 +633,8 @@ START_TEST(damaged_bodies_are_errors)
 	struct pmclog_pmcattach a = { .pl_pmcid = 1, .pl_pid = 2 };
 	struct pmclog_overflow o = { .pl_nentries = 3 };
 	struct pmclog_overflow_entry e[2];
+	struct pmclog_snapset ss = { .pl_group = 1, .pl_nentries = 3 };
+	struct pmclog_snapset_entry se[2];
 	struct pmclog_initialize in = { .pl_version = PMC_VERSION + (1u << 24) };
 	struct pmclog_callchain cc = { .pl_pid = 1 };
 	char msg[PMCLOG_ERRMSG_LEN];
@@ -621,6 +652,21 @@ START_TEST(damaged_bodies_are_errors)
 	lb_add(&b, PMCLOG_TYPE_OVERFLOW, &o, sizeof(o), e, sizeof(e), 1);
 	ck_assert_int_eq(parse_bytes(b.p, b.len, &n, msg, sizeof(msg)), PMCLOG_ERROR);
 	ck_assert_ptr_nonnull(strstr(msg, "3 entries"));
+	lb_free(&b);
+
+	/* A SNAPSET counting more entries than its length holds. */
+	memset(se, 0, sizeof(se));
+	lb_add(&b, PMCLOG_TYPE_SNAPSET, &ss, sizeof(ss), se, sizeof(se), 1);
+	ck_assert_int_eq(parse_bytes(b.p, b.len, &n, msg, sizeof(msg)), PMCLOG_ERROR);
+	ck_assert_uint_eq(n, 0);
+	ck_assert_ptr_nonnull(strstr(msg, "offset 0: snapset record of 64 bytes with 3 entries"));
+	lb_free(&b);
+
+	/* The same with a count so large that entries * size would overflow. */
+	ss.pl_nentries = 0xffffffffu;
+	lb_add(&b, PMCLOG_TYPE_SNAPSET, &ss, sizeof(ss), se, sizeof(se), 1);
+	ck_assert_int_eq(parse_bytes(b.p, b.len, &n, msg, sizeof(msg)), PMCLOG_ERROR);
+	ck_assert_ptr_nonnull(strstr(msg, "4294967295 entries"));
 	lb_free(&b);
 
 	/* A log of another ABI major. */
@@ -655,6 +701,42 @@ START_TEST(longer_records_are_accepted)
 	ck_assert_uint_eq(ev.pl_u.pl_u.pl_userdata, 3);
 	ck_assert_int_eq(pmclog_read(ps, &ev), 0);
 	ck_assert_int_eq(ev.pl_offset, 64);
+	pmclog_close(ps);
+	lb_free(&b);
+}
+END_TEST
+
+/*
+ * A SNAPSET is sized for its whole set, the PMCs not running left zero: a
+ * count below what the length holds is read, and none gives no entries.
+ */
+START_TEST(snapsets_longer_than_their_entries_are_accepted)
+{
+	struct pmclog_snapset r = { .pl_group = 3, .pl_tid = 0, .pl_nentries = 1 };
+	struct pmclog_snapset_entry e[3];
+	struct logbuf b = { 0 };
+	struct pmclog_ev ev;
+	void *ps = pmclog_open(PMCLOG_FD_NONE);
+
+	memset(e, 0, sizeof(e));
+	e[0].pl_pmcid = 0xfff30f01;
+	e[0].pl_value = 42;
+	lb_add(&b, PMCLOG_TYPE_SNAPSET, &r, sizeof(r), e, sizeof(e), 1);
+	r.pl_nentries = 0;
+	lb_add(&b, PMCLOG_TYPE_SNAPSET, &r, sizeof(r), e, sizeof(e), 2);
+	pmclog_feed(ps, (char *)b.p, (int)b.len);
+	ck_assert_int_eq(pmclog_read(ps, &ev), 0);
+	ck_assert_int_eq(ev.pl_len, 80);
+	ck_assert_uint_eq(ev.pl_u.pl_ss.pl_group, 3);
+	ck_assert_int_eq(ev.pl_u.pl_ss.pl_tid, 0);
+	ck_assert_uint_eq(ev.pl_u.pl_ss.pl_nentries, 1);
+	ck_assert_uint_eq(ev.pl_u.pl_ss.pl_entries[0].pl_pmcid, 0xfff30f01);
+	ck_assert_uint_eq(ev.pl_u.pl_ss.pl_entries[0].pl_value, 42);
+	ck_assert_int_eq(pmclog_read(ps, &ev), 0);
+	ck_assert_uint_eq(ev.pl_u.pl_ss.pl_nentries, 0);
+	ck_assert_ptr_null(ev.pl_u.pl_ss.pl_entries);
+	ck_assert_int_eq(pmclog_read(ps, &ev), -1);
+	ck_assert_int_eq(ev.pl_state, PMCLOG_REQUIRE_DATA);
 	pmclog_close(ps);
 	lb_free(&b);
 }
@@ -779,6 +861,7 @@ Suite *log_suite(void)
 	tcase_add_test(tc, damaged_headers_are_errors);
 	tcase_add_test(tc, damaged_bodies_are_errors);
 	tcase_add_test(tc, longer_records_are_accepted);
+	tcase_add_test(tc, snapsets_longer_than_their_entries_are_accepted);
 	tcase_add_test(tc, truncated_logs);
 	tcase_add_test(tc, feed_mode_huge_length_waits_then_fails_on_bad_data);
 	tcase_add_test(tc, non_blocking_descriptors_require_data);

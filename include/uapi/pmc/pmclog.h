@@ -58,6 +58,7 @@ enum pmclog_type {
 	/* Linux extensions. */
 	PMCLOG_TYPE_SNAPSHOT = 64,	/* periodic value of a PMC_F_SNAPSHOT PMC */
 	PMCLOG_TYPE_OVERFLOW = 65,	/* a PMC_F_OVF_SIGNAL set overflowed */
+	PMCLOG_TYPE_SNAPSET = 66,	/* periodic values of a PMC_F_SNAPSHOT set */
 };
 
 struct pmclog_header {
@@ -224,8 +225,9 @@ struct pmclog_proccreate {
 };
 
 /*
- * SNAPSHOT (Linux): the value of one PMC_F_SNAPSHOT PMC. The records of one
- * set (same pl_group) written at one instant share pl_hdr.pl_tsc.
+ * SNAPSHOT (Linux): the value of one PMC_F_SNAPSHOT PMC: the periodic
+ * records of a PMC of group 0 (a set alone), and the last value of every
+ * SNAPSHOT PMC, written when it stops (each at its own instant).
  */
 struct pmclog_snapshot {
 	struct pmclog_header pl_hdr;
@@ -234,6 +236,29 @@ struct pmclog_snapshot {
 	__u32	pl_cpu;		/* CPU that counted (system scope) or ran the thread */
 	__u32	pl_tid;		/* 0 for system scope */
 	__u64	pl_value;
+};
+
+/*
+ * SNAPSET (Linux): the values of the running PMC_F_SNAPSHOT PMCs of one set
+ * (pl_group, not 0) at one instant, pl_hdr.pl_tsc: written at the set's
+ * period by its timer on each CPU (system scope) or at the counted
+ * thread's switch-out (process scope). One record for the whole set, so a
+ * reader rebuilds a sample from one record. Entries past pl_nentries, if
+ * the record is longer, are zero.
+ */
+struct pmclog_snapset_entry {
+	__u32	pl_pmcid;
+	__u32	pl_reserved;	/* 0 */
+	__u64	pl_value;
+};
+
+struct pmclog_snapset {
+	struct pmclog_header pl_hdr;
+	__u32	pl_group;
+	__u32	pl_cpu;		/* CPU that counted (system scope) or ran the thread */
+	__u32	pl_tid;		/* 0 for system scope */
+	__u32	pl_nentries;
+	struct pmclog_snapset_entry pl_entries[];
 };
 
 /*
