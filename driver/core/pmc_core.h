@@ -368,6 +368,22 @@ void pmc_log_snapshot(struct pmc_owner *po, struct pmc_obj *pm, u32 cpu,
 		      pid_t tid, u64 value, u64 tsc);
 
 /*
+ * A SNAPSET record: the values of the running PMCs of set @group (not 0),
+ * counted on @cpu (by thread @tid, 0 for system scope), at @tsc, one
+ * record for the set. @fill writes up to @n entries into @ents and returns
+ * how many it wrote: it runs with the record staged (IRQs off, the CPU's
+ * raw staging lock held), so it reads counters and takes no lock. Same
+ * contexts as pmc_log_snapshot(); stages only.
+ */
+struct pmclog_snapset_entry;
+typedef unsigned int (*pmc_snapset_fill_t)(void *arg,
+					   struct pmclog_snapset_entry *ents,
+					   unsigned int n);
+void pmc_log_snapset(struct pmc_owner *po, u32 group, u32 cpu, pid_t tid,
+		     u64 tsc, unsigned int n, pmc_snapset_fill_t fill,
+		     void *arg);
+
+/*
  * The overflow handler of every sampling kernel counter; its
  * overflow_handler_context is the struct pmc_obj. NMI context on x86
  * hardware, hard IRQ for hrtimer software events, inline for others.

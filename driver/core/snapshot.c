@@ -1,30 +1,30 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * snapshot.c - PMC_F_SNAPSHOT: counting PMCs that write a SNAPSHOT record of
- * their value into the owner's log/ring every pm_snapshot_us microseconds.
+ * snapshot.c - PMC_F_SNAPSHOT: counting PMCs that write their values into the
+ * owner's log/ring every pm_snapshot_us microseconds: a set (pm_group) as
+ * one SNAPSET record, a PMC of group 0 as a SNAPSHOT record.
  *
  * System scope: one pinned hard-IRQ hrtimer per (owner, pm_group, CPU), a
  * struct pmc_snap shared by the running SNAPSHOT PMCs of that set on that
  * CPU (a PMC of group 0 has one of its own). It fires on the PMC's CPU and
- * writes the records of all its members with one timestamp, reading each
- * kernel counter there (perf_event_read_local() is not exported: the
- * counter is read as lttng does, pmu->read() on its own CPU with IRQs
- * off), but only while every PMC of the set on that CPU runs: PMCSTOP
- * stops a set one PMC at a time, each writing its last record, and a
- * record of the members left, written in between, would mix running
- * values with last ones (a reader rebuilding the set from one record per
- * PMC would take them for the set's last values); likewise before the
- * last member has started. It is armed at PMCSTART (from the CPU itself,
- * by IPI) and cancelled at PMCSTOP and release (owner exit releases
- * every PMC). A CPU that goes offline takes the counter with it (core.c
- * pmc_sys_revive()); the timer, migrated by the hotplug code, finds itself
- * on another CPU and stops; PMCSTART after the CPU came back arms a new
- * one.
+ * writes the values of all its members in one record, reading each kernel
+ * counter there (perf_event_read_local() is not exported: the counter is
+ * read as lttng does, pmu->read() on its own CPU with IRQs off), but only
+ * while every PMC of the set on that CPU runs: PMCSTOP stops a set one PMC
+ * at a time, each writing its last record (a SNAPSHOT), and a record of
+ * the members left, written in between, would mix running values with
+ * last ones (a reader rebuilding the set from the last records would take
+ * them for the set's last values); likewise before the last member has
+ * started. It is armed at PMCSTART (from the CPU itself, by IPI) and
+ * cancelled at PMCSTOP and release (owner exit releases every PMC). A CPU
+ * that goes offline takes the counter with it (core.c pmc_sys_revive());
+ * the timer, migrated by the hotplug code, finds itself on another CPU and
+ * stops; PMCSTART after the CPU came back arms a new one.
  *
  * Process/thread scope: the sched_switch probe writes, at the switch-out
  * of a counted thread, the records of the thread's SNAPSHOT PMCs whose
  * period elapsed since that thread's last record; the PMCs of one owner
- * and group counting the thread are written together with one timestamp.
+ * and group counting the thread are written together, one SNAPSET record.
  *
  * PMCSTOP (and an overflow stopping the set) writes a last record of the
  * stopped PMC with its final value, the one PMCRW/PMCREADSET return.
@@ -39,6 +39,7 @@
 #include <linux/slab.h>
 #include <linux/smp.h>
 #include <linux/timekeeping.h>
+#include <pmc/pmclog.h>
 
 /*
  * struct pmc_snap - the snapshot timer of one set on one CPU.
@@ -90,15 +91,34 @@ static u64 pmc_snap_read_sys(struct pmc_obj *pm)
 }
 
 /*
+ * The SNAPSET entries of @arg's (a struct pmc_snap's) members, read now.
+ * The timer's pmc_snapset_fill_t: hard IRQ on the set's CPU, snap->lock
+ * and the staging lock held.
+ */
+static unsigned int pmc_snap_fill_sys(void *arg,
+				      struct pmclog_snapset_entry *ents,
+				      unsigned int n)
+{
+	struct pmc_snap *snap = arg;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		ents[i].pl_pmcid = snap->pms[i]->id;
+		ents[i].pl_value = pmc_snap_read_sys(snap->pms[i]);
+	}
+	return n;
+}
+
+/*
  * The timer: hard IRQ (HRTIMER_MODE_REL_PINNED_HARD, on PREEMPT_RT too), on
  * snap->cpu unless hotplug moved it. Takes snap->lock (raw) and, inside
- * it, the log's staging lock (raw). Writes the set whole, or nothing while
- * one of its PMCs on this CPU is stopped or not yet started (@n < @size).
+ * it, the log's staging lock (raw). Writes the set whole, one SNAPSET
+ * record (a SNAPSHOT for a PMC of group 0), or nothing while one of its
+ * PMCs on this CPU is stopped or not yet started (@n < @size).
  */
 static enum hrtimer_restart pmc_snap_fire(struct hrtimer *timer)
 {
 	struct pmc_snap *snap = container_of(timer, struct pmc_snap, timer);
-	unsigned int i;
 	u64 tsc;
 
 	/* Its CPU went offline: the counters went with it. */
@@ -106,9 +126,14 @@ static enum hrtimer_restart pmc_snap_fire(struct hrtimer *timer)
 		return HRTIMER_NORESTART;
 	tsc = ktime_get_ns();
 	raw_spin_lock(&snap->lock);
-	for (i = 0; snap->n == snap->size && i < snap->n; i++)
-		pmc_log_snapshot(snap->po, snap->pms[i], snap->cpu, 0,
-				 pmc_snap_read_sys(snap->pms[i]), tsc);
+	if (snap->n == snap->size && snap->n) {
+		if (!snap->group)
+			pmc_log_snapshot(snap->po, snap->pms[0], snap->cpu, 0,
+					 pmc_snap_read_sys(snap->pms[0]), tsc);
+		else
+			pmc_log_snapset(snap->po, snap->group, snap->cpu, 0,
+					tsc, snap->n, pmc_snap_fill_sys, snap);
+	}
 	raw_spin_unlock(&snap->lock);
 	hrtimer_forward_now(timer, ns_to_ktime(snap->period));
 	return HRTIMER_RESTART;
@@ -338,6 +363,7 @@ void pmc_snap_final(struct pmc_obj *pm, u64 tsc)
 
 #define PMC_SNAP_DUE_MAX	8
 
+/* A set at a switch-out (due, or stopped): its owner and group. */
 struct pmc_snap_due {
 	struct pmc_owner *po;
 	u32 group;
@@ -370,12 +396,14 @@ static struct perf_event *pmc_snap_thr_event(struct pmc_thr *thr)
 	return event;
 }
 
-/* Write the record of @thr's PMC at @now. sched_switch context. */
-static void pmc_snap_thr_write(struct pmc_thr *thr, struct perf_event *event,
-			       struct task_struct *prev, u64 now)
+/*
+ * @thr's PMC's value now, for a record at @now (the PMC's counter of the
+ * thread, @event, is active here). sched_switch context.
+ */
+static u64 pmc_snap_thr_read(struct pmc_thr *thr, struct perf_event *event,
+			     u64 now)
 {
 	struct pmc_obj *pm = thr->tgt->pm;
-	struct pmc_owner *po = pm->owner;
 	u64 value;
 
 	event->pmu->read(event);
@@ -383,8 +411,85 @@ static void pmc_snap_thr_write(struct pmc_thr *thr, struct perf_event *event,
 	if (READ_ONCE(pm->snap_whole))
 		value += READ_ONCE(pm->accum);
 	thr->last_snap = now;
+	return value;
+}
+
+/* The SNAPSHOT record of @thr's PMC (group 0) at @now. sched_switch context. */
+static void pmc_snap_thr_write(struct pmc_thr *thr, struct perf_event *event,
+			       struct task_struct *prev, u64 now)
+{
+	struct pmc_obj *pm = thr->tgt->pm;
+	struct pmc_owner *po = pm->owner;
+
 	pmc_log_snapshot(po, pm, smp_processor_id(),
-			 pmc_owner_pid_nr(po, prev, false), value, now);
+			 pmc_owner_pid_nr(po, prev, false),
+			 pmc_snap_thr_read(thr, event, now), now);
+}
+
+/* What pmc_snap_fill_thr() reads: @prev's PMCs of @set, at @now. */
+struct pmc_snap_set_fill {
+	struct task_struct *prev;
+	struct pmc_snap_due set;
+	u64 now;
+};
+
+/* The running counter of @thr if its PMC is of @set; or NULL. */
+static struct perf_event *pmc_snap_thr_of(struct pmc_thr *thr,
+					  struct task_struct *prev,
+					  const struct pmc_snap_due *set)
+{
+	struct pmc_obj *pm = thr->tgt->pm;
+
+	if (thr->task != prev || pm->owner != set->po ||
+	    pm->group != set->group)
+		return NULL;
+	return pmc_snap_thr_event(thr);
+}
+
+/*
+ * The SNAPSET entries of the thread's running PMCs of one set; the
+ * switch-out's pmc_snapset_fill_t (sched_switch context, the staging lock
+ * held).
+ */
+static unsigned int pmc_snap_fill_thr(void *arg,
+				      struct pmclog_snapset_entry *ents,
+				      unsigned int n)
+{
+	struct pmc_snap_set_fill *f = arg;
+	struct perf_event *event;
+	struct pmc_thr *thr;
+	unsigned int i = 0;
+
+	pmc_for_each_thr_rcu(thr, f->prev) {
+		if (i == n)
+			break;
+		event = pmc_snap_thr_of(thr, f->prev, &f->set);
+		if (!event)
+			continue;
+		ents[i].pl_pmcid = thr->tgt->pm->id;
+		ents[i].pl_value = pmc_snap_thr_read(thr, event, f->now);
+		i++;
+	}
+	return i;
+}
+
+/*
+ * The SNAPSET record of @prev's running PMCs of @set at @now: counted
+ * first, then read into the staged record. sched_switch context, under
+ * rcu_read_lock().
+ */
+static void pmc_snap_set_write(struct task_struct *prev,
+			       const struct pmc_snap_due *set, u64 now)
+{
+	struct pmc_snap_set_fill f = { .prev = prev, .set = *set, .now = now };
+	struct pmc_thr *thr;
+	unsigned int n = 0;
+
+	pmc_for_each_thr_rcu(thr, prev)
+		n += !!pmc_snap_thr_of(thr, prev, set);
+	pmc_log_snapset(set->po, set->group, smp_processor_id(),
+			pmc_owner_pid_nr(set->po, prev, false), now, n,
+			pmc_snap_fill_thr, &f);
 }
 
 /*
@@ -419,7 +524,7 @@ void pmc_snap_switch_probe(struct task_struct *prev)
 	struct perf_event *event;
 	struct pmc_obj *pm;
 	struct pmc_thr *thr;
-	unsigned int ndue = 0, nstopped = 0;
+	unsigned int i, ndue = 0, nstopped = 0;
 	u64 now = 0;
 
 	rcu_read_lock();
@@ -449,18 +554,9 @@ void pmc_snap_switch_probe(struct task_struct *prev)
 			due[ndue++] = (struct pmc_snap_due){ pm->owner,
 							     pm->group };
 	}
-	if (!ndue)
-		goto out;
-	pmc_for_each_thr_rcu(thr, prev) {
-		if (thr->task != prev)
-			continue;
-		event = pmc_snap_thr_event(thr);
-		pm = thr->tgt->pm;
-		if (event && pm->group &&
-		    pmc_snap_is_due(due, ndue, pm->owner, pm->group) &&
-		    !pmc_snap_is_due(stopped, nstopped, pm->owner, pm->group))
-			pmc_snap_thr_write(thr, event, prev, now);
-	}
-out:
+	for (i = 0; i < ndue; i++)
+		if (!pmc_snap_is_due(stopped, nstopped, due[i].po,
+				     due[i].group))
+			pmc_snap_set_write(prev, &due[i], now);
 	rcu_read_unlock();
 }

@@ -17,6 +17,7 @@
 #include <linux/dcache.h>
 #include <linux/file.h>
 #include <linux/limits.h>
+#include <linux/overflow.h>
 #include <linux/perf_event.h>
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
@@ -241,5 +242,30 @@ void pmc_log_snapshot(struct pmc_owner *po, struct pmc_obj *pm, u32 cpu,
 	r->pl_cpu = cpu;
 	r->pl_tid = tid;
 	r->pl_value = value;
+	pmc_log_end(&rsv);
+}
+
+void pmc_log_snapset(struct pmc_owner *po, u32 group, u32 cpu, pid_t tid,
+		     u64 tsc, unsigned int n, pmc_snapset_fill_t fill,
+		     void *arg)
+{
+	struct pmc_log_state *log = pmc_log_of(po);
+	struct pmclog_snapset *r;
+	struct pmc_log_rsv rsv;
+	unsigned int max;
+
+	if (!log || !n)
+		return;
+	max = (pmc_log_max_record(log) - sizeof(*r)) / sizeof(r->pl_entries[0]);
+	n = min(n, max);
+	r = pmc_log_begin(log, PMCLOG_TYPE_SNAPSET,
+			  struct_size(r, pl_entries, n), tsc, &rsv);
+	if (!r)
+		return;
+	r->pl_group = group;
+	r->pl_cpu = cpu;
+	r->pl_tid = tid;
+	/* The record is zeroed: entries @fill leaves are zero. */
+	r->pl_nentries = fill(arg, r->pl_entries, n);
 	pmc_log_end(&rsv);
 }

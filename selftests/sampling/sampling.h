@@ -312,7 +312,7 @@ static inline bool smp_known_type(unsigned int t)
 {
 	return (t >= PMCLOG_TYPE_CLOSELOG && t <= PMCLOG_TYPE_PROC_CREATE &&
 		t != 4) || t == PMCLOG_TYPE_SNAPSHOT ||
-		t == PMCLOG_TYPE_OVERFLOW;
+		t == PMCLOG_TYPE_OVERFLOW || t == PMCLOG_TYPE_SNAPSET;
 }
 
 /*

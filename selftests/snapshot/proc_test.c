@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * proc_test.c - PMC_F_SNAPSHOT in thread scope (records at the thread's
- * switch-outs, at most one per period, one timestamp per set) and the
- * values of OVERFLOW records (the stopped set's values, exactly).
+ * switch-outs, at most one per period, one timestamp per set: one SNAPSET
+ * record) and the values of OVERFLOW records (the stopped set's values,
+ * exactly).
  */
 #include "kselftest_harness.h"
 
@@ -101,7 +102,7 @@ static int thread_set_alloc(int fd, uint64_t ca, uint64_t cb, uint32_t group,
 
 TEST_F(proc, thread_records_at_switch_out)
 {
-	static const struct pmclog_snapshot *ra[MAXREC], *rb[MAXREC];
+	static struct pmclog_snapshot ra[MAXREC], rb[MAXREC];
 	uint64_t t0, t1, v[2];
 	unsigned int sleeps;
 	uint32_t ids[2];
@@ -140,38 +141,49 @@ TEST_F(proc, thread_records_at_switch_out)
 	EXPECT_GE((t1 - t0) / (PERIOD_US * 1000ull) + 1, na - 1);
 	EXPECT_GE(v[1] + 1, na - 1);
 	for (i = 0; i + 1 < na; i++) {
-		EXPECT_EQ((uint32_t)gettid(), ra[i]->pl_tid);
-		EXPECT_EQ(4, ra[i]->pl_group);
-		EXPECT_GT(sysconf(_SC_NPROCESSORS_CONF), ra[i]->pl_cpu);
+		EXPECT_EQ((uint32_t)gettid(), ra[i].pl_tid);
+		EXPECT_EQ(4, ra[i].pl_group);
+		EXPECT_GT(sysconf(_SC_NPROCESSORS_CONF), ra[i].pl_cpu);
 		if (i) {
-			EXPECT_LE(ra[i - 1]->pl_value, ra[i]->pl_value);
-			EXPECT_LE(ra[i - 1]->pl_hdr.pl_tsc +
-				  PERIOD_US * 1000ull, ra[i]->pl_hdr.pl_tsc);
+			EXPECT_LE(ra[i - 1].pl_value, ra[i].pl_value);
+			EXPECT_LE(ra[i - 1].pl_hdr.pl_tsc +
+				  PERIOD_US * 1000ull, ra[i].pl_hdr.pl_tsc);
 		}
 		for (j = 0; j + 1 < nb; j++)
-			if (rb[j]->pl_hdr.pl_tsc == ra[i]->pl_hdr.pl_tsc)
+			if (rb[j].pl_hdr.pl_tsc == ra[i].pl_hdr.pl_tsc)
 				paired++;
 		/* A switch-out record is below the final value. */
-		EXPECT_GE(v[0], ra[i]->pl_value);
+		EXPECT_GE(v[0], ra[i].pl_value);
 	}
 	/* The set is written together: one timestamp for both. */
 	EXPECT_EQ(na - 1, paired);
+	/*
+	 * In one SNAPSET record of the whole set per switch-out; the stop's
+	 * values in SNAPSHOT records.
+	 */
+	EXPECT_EQ(na - 1, snap_sets(&self->b, 4, 2));
+	EXPECT_EQ(na - 1, snap_sets(&self->b, 4, SNAP_ANY_SIZE));
+	for (i = 0; i + 1 < na; i++)
+		EXPECT_TRUE(snap_from_set(&ra[i]));
+	EXPECT_FALSE(snap_from_set(&ra[na - 1]));
+	EXPECT_FALSE(snap_from_set(&rb[nb - 1]));
 	/* The stop's record: the PMC's value, no thread, no CPU. */
-	EXPECT_EQ(0, ra[na - 1]->pl_tid);
-	EXPECT_EQ(PMC_CPU_ANY, ra[na - 1]->pl_cpu);
-	EXPECT_EQ(v[0], ra[na - 1]->pl_value);
-	EXPECT_EQ(v[1], rb[nb - 1]->pl_value);
+	EXPECT_EQ(0, ra[na - 1].pl_tid);
+	EXPECT_EQ(PMC_CPU_ANY, ra[na - 1].pl_cpu);
+	EXPECT_EQ(v[0], ra[na - 1].pl_value);
+	EXPECT_EQ(v[1], rb[nb - 1].pl_value);
 }
 
 /*
  * PMCSTOP stops a set one PMC at a time. While one is stopped, the set's
  * switch-outs write nothing: the other's records after the first stop's
- * are its own stop's only, so a reader taking one record per PMC never
- * mixes a last value with a switch-out value.
+ * are its own stop's only, so a reader taking the last value of each PMC
+ * never mixes a last value with a switch-out value. Before the first
+ * stop, each switch-out wrote one SNAPSET record of both.
  */
 TEST_F(proc, no_switch_out_record_of_a_partly_stopped_set)
 {
-	static const struct pmclog_snapshot *ra[MAXREC], *rb[MAXREC];
+	static struct pmclog_snapshot ra[MAXREC], rb[MAXREC];
 	uint64_t v[2];
 	uint32_t ids[2];
 	size_t na, nb, i, after = 0;
@@ -196,14 +208,16 @@ TEST_F(proc, no_switch_out_record_of_a_partly_stopped_set)
 	ASSERT_LE(2, na);
 	ASSERT_LE(2, nb);
 	/* Each one's last record is its stop's, with its final value. */
-	EXPECT_EQ(0, ra[na - 1]->pl_tid);
-	EXPECT_EQ(v[0], ra[na - 1]->pl_value);
-	EXPECT_EQ(0, rb[nb - 1]->pl_tid);
-	EXPECT_EQ(v[1], rb[nb - 1]->pl_value);
+	EXPECT_EQ(0, ra[na - 1].pl_tid);
+	EXPECT_EQ(v[0], ra[na - 1].pl_value);
+	EXPECT_EQ(0, rb[nb - 1].pl_tid);
+	EXPECT_EQ(v[1], rb[nb - 1].pl_value);
 	for (i = 0; i < nb; i++)
-		if (rb[i]->pl_hdr.pl_tsc > ra[na - 1]->pl_hdr.pl_tsc)
+		if (rb[i].pl_hdr.pl_tsc > ra[na - 1].pl_hdr.pl_tsc)
 			after++;
 	EXPECT_EQ(1, after);
+	EXPECT_EQ(na - 1, snap_sets(&self->b, 5, 2));
+	EXPECT_EQ(nb - 1, snap_sets(&self->b, 5, SNAP_ANY_SIZE));
 	/* b ran on between the stops. */
 	EXPECT_LT(v[0], v[1]);
 }
@@ -225,7 +239,7 @@ static int pin_to(int cpu)
  */
 TEST_F(proc, records_of_two_cpus_come_in_time_order)
 {
-	static const struct pmclog_snapshot *ra[MAXREC];
+	static struct pmclog_snapshot ra[MAXREC];
 	unsigned int round, bad = 0, total = 0;
 	size_t na, i, from = 0;
 	int64_t a;
@@ -248,11 +262,11 @@ TEST_F(proc, records_of_two_cpus_come_in_time_order)
 		na = snap_records(&self->b, a, ra, MAXREC);
 		ASSERT_LT(from, na);
 		for (i = from + 1; i < na; i++)
-			if (ra[i]->pl_hdr.pl_tsc < ra[i - 1]->pl_hdr.pl_tsc)
+			if (ra[i].pl_hdr.pl_tsc < ra[i - 1].pl_hdr.pl_tsc)
 				bad++;
 		/* Switch-out records, and last the stop's. */
 		EXPECT_LE(from + 2, na);
-		EXPECT_EQ(0, ra[na - 1]->pl_tid);
+		EXPECT_EQ(0, ra[na - 1].pl_tid);
 		total += na - from;
 		from = na;
 	}
@@ -263,7 +277,7 @@ TEST_F(proc, records_of_two_cpus_come_in_time_order)
 /* A thread that never switches out writes only the stop's record. */
 TEST_F(proc, no_switch_no_record)
 {
-	static const struct pmclog_snapshot *ra[MAXREC];
+	static struct pmclog_snapshot ra[MAXREC];
 	uint64_t v;
 	int64_t a;
 
@@ -277,7 +291,7 @@ TEST_F(proc, no_switch_no_record)
 	ASSERT_EQ(0, smp_read(self->fd, a, &v));
 	ASSERT_TRUE(snap_collect(self->fd, &self->r, &self->b));
 	ASSERT_LE(1, snap_records(&self->b, a, ra, MAXREC));
-	EXPECT_EQ(v, ra[snap_records(&self->b, a, ra, MAXREC) - 1]->pl_value);
+	EXPECT_EQ(v, ra[snap_records(&self->b, a, ra, MAXREC) - 1].pl_value);
 }
 
 /* OVERFLOW values: those of the stopped set, equal to PMCRW after it. */

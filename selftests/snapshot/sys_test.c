@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * sys_test.c - PMC_F_SNAPSHOT in system scope: records at the period from
- * the PMC's CPU, one timestamp per set, the last record (written at
- * PMCSTOP) equal to the value read after the stop, none while the set is
- * partly stopped; the allocation errors.
+ * the PMC's CPU, one timestamp per set (one SNAPSET record), the last
+ * record (written at PMCSTOP) equal to the value read after the stop, none
+ * while the set is partly stopped; the allocation errors.
  */
 #include "kselftest_harness.h"
 
@@ -50,12 +50,13 @@ static void sleep_ns(uint64_t ns)
 }
 
 /*
- * Two PMCs of one set on CPU 0: a record each per period, sharing the
- * timestamp; values never go back; the last one equals the read.
+ * Two PMCs of one set on CPU 0: a value each per period, sharing the
+ * timestamp (one SNAPSET record of the set); values never go back; the
+ * last one (a SNAPSHOT record) equals the read.
  */
 TEST_F(sys, set_records_at_the_period_share_timestamps)
 {
-	static const struct pmclog_snapshot *ra[MAXREC], *rb[MAXREC];
+	static struct pmclog_snapshot ra[MAXREC], rb[MAXREC];
 	uint32_t ids[2];
 	uint64_t t0, t1, v[2], expect;
 	size_t na, nb, i, j, shared;
@@ -90,22 +91,35 @@ TEST_F(sys, set_records_at_the_period_share_timestamps)
 	ASSERT_LE(2, na);
 	ASSERT_LE(2, nb);
 	ASSERT_GE(MAXREC, na);
+	ASSERT_GE(MAXREC, nb);
 	/* The timer's records, then the one written at the stop. */
 	EXPECT_LE(expect * 7 / 10, na - 1);
 	EXPECT_GE(expect * 13 / 10, na - 1);
 	/*
 	 * No record while one of them is not started yet or stopped
-	 * already: every period of the set gives both one record.
+	 * already: every period of the set gives both a value.
 	 */
 	EXPECT_EQ(na, nb);
+	/*
+	 * Each period's values in one SNAPSET record of the whole set, the
+	 * stop's in a SNAPSHOT record.
+	 */
+	EXPECT_EQ(na - 1, snap_sets(&self->b, 3, 2));
+	EXPECT_EQ(na - 1, snap_sets(&self->b, 3, SNAP_ANY_SIZE));
+	for (i = 0; i + 1 < na; i++)
+		EXPECT_TRUE(snap_from_set(&ra[i]));
+	for (i = 0; i + 1 < nb; i++)
+		EXPECT_TRUE(snap_from_set(&rb[i]));
+	EXPECT_FALSE(snap_from_set(&ra[na - 1]));
+	EXPECT_FALSE(snap_from_set(&rb[nb - 1]));
 	for (i = 0; i < na; i++) {
-		EXPECT_EQ(0, ra[i]->pl_cpu);
-		EXPECT_EQ(0, ra[i]->pl_tid);
-		EXPECT_EQ(3, ra[i]->pl_group);
-		EXPECT_LE(t0, ra[i]->pl_hdr.pl_tsc);
-		EXPECT_GE(t1, ra[i]->pl_hdr.pl_tsc);
+		EXPECT_EQ(0, ra[i].pl_cpu);
+		EXPECT_EQ(0, ra[i].pl_tid);
+		EXPECT_EQ(3, ra[i].pl_group);
+		EXPECT_LE(t0, ra[i].pl_hdr.pl_tsc);
+		EXPECT_GE(t1, ra[i].pl_hdr.pl_tsc);
 		if (i)
-			EXPECT_LE(ra[i - 1]->pl_value, ra[i]->pl_value);
+			EXPECT_LE(ra[i - 1].pl_value, ra[i].pl_value);
 	}
 	/*
 	 * One timestamp per set: each timer record of a from b's first to
@@ -113,37 +127,37 @@ TEST_F(sys, set_records_at_the_period_share_timestamps)
 	 * records written at the two stops are two instants).
 	 */
 	for (i = 0, j = 0, shared = 0; i + 1 < na; i++) {
-		uint64_t ts = ra[i]->pl_hdr.pl_tsc;
+		uint64_t ts = ra[i].pl_hdr.pl_tsc;
 
-		if (ts < rb[0]->pl_hdr.pl_tsc || ts > rb[nb - 2]->pl_hdr.pl_tsc)
+		if (ts < rb[0].pl_hdr.pl_tsc || ts > rb[nb - 2].pl_hdr.pl_tsc)
 			continue;
-		while (j + 2 < nb && rb[j]->pl_hdr.pl_tsc < ts)
+		while (j + 2 < nb && rb[j].pl_hdr.pl_tsc < ts)
 			j++;
-		EXPECT_EQ(ts, rb[j]->pl_hdr.pl_tsc)
+		EXPECT_EQ(ts, rb[j].pl_hdr.pl_tsc)
 			TH_LOG("record %zu of a (%llu ns) has no twin in b", i,
 			       (unsigned long long)ts);
 		shared++;
 	}
 	EXPECT_GE(shared + 2, na - 1);
 	/* Stopped: the last record is the value PMCREADSET returns. */
-	EXPECT_EQ(v[0], ra[na - 1]->pl_value);
-	EXPECT_EQ(v[1], rb[nb - 1]->pl_value);
+	EXPECT_EQ(v[0], ra[na - 1].pl_value);
+	EXPECT_EQ(v[1], rb[nb - 1].pl_value);
 	/* cpu-clock counts time: records a period apart differ by one. */
 	for (i = 1; i + 1 < na; i++) {
-		uint64_t dv = ra[i]->pl_value - ra[i - 1]->pl_value;
-		uint64_t dt = ra[i]->pl_hdr.pl_tsc - ra[i - 1]->pl_hdr.pl_tsc;
+		uint64_t dv = ra[i].pl_value - ra[i - 1].pl_value;
+		uint64_t dt = ra[i].pl_hdr.pl_tsc - ra[i - 1].pl_hdr.pl_tsc;
 
 		EXPECT_GE(dt + dt / 10 + 1000000, dv);
 	}
 }
 
 /* Does @r[0 .. @n) have a record with @r's timestamp @tsc? */
-static bool has_twin(const struct pmclog_snapshot **r, size_t n, uint64_t tsc)
+static bool has_twin(const struct pmclog_snapshot *r, size_t n, uint64_t tsc)
 {
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		if (r[i]->pl_hdr.pl_tsc == tsc)
+		if (r[i].pl_hdr.pl_tsc == tsc)
 			return true;
 	return false;
 }
@@ -152,13 +166,14 @@ static bool has_twin(const struct pmclog_snapshot **r, size_t n, uint64_t tsc)
  * PMCSTART and PMCSTOP take a set one PMC at a time. While one of its
  * PMCs is stopped (or not yet started) the set's timer writes nothing:
  * after a's stop record comes b's stop record alone, and every other
- * record of one has its twin of the other, so a reader taking one record
- * per PMC never mixes a last value with a running one. Each round leaves
- * several periods between the two starts and between the two stops.
+ * value of one has its twin of the other (both in one SNAPSET record of
+ * the whole set), so a reader taking the last value of each PMC never
+ * mixes a last value with a running one. Each round leaves several
+ * periods between the two starts and between the two stops.
  */
 TEST_F(sys, no_timer_record_of_a_partly_stopped_set)
 {
-	static const struct pmclog_snapshot *ra[MAXREC], *rb[MAXREC];
+	static struct pmclog_snapshot ra[MAXREC], rb[MAXREC];
 	unsigned int round, after = 0, alone = 0, paired = 0;
 	size_t na, nb, fa = 0, fb = 0, i;
 	uint32_t ids[2];
@@ -193,22 +208,22 @@ TEST_F(sys, no_timer_record_of_a_partly_stopped_set)
 		ASSERT_LT(fa, na);
 		ASSERT_LT(fb, nb);
 		/* Each one's last record is its stop's, its final value. */
-		EXPECT_EQ(v[0], ra[na - 1]->pl_value);
-		EXPECT_EQ(v[1], rb[nb - 1]->pl_value);
+		EXPECT_EQ(v[0], ra[na - 1].pl_value);
+		EXPECT_EQ(v[1], rb[nb - 1].pl_value);
 		/* b ran on between the stops. */
-		EXPECT_LT(ra[na - 1]->pl_hdr.pl_tsc, rb[nb - 1]->pl_hdr.pl_tsc);
+		EXPECT_LT(ra[na - 1].pl_hdr.pl_tsc, rb[nb - 1].pl_hdr.pl_tsc);
 		for (i = fb; i < nb; i++)
-			if (rb[i]->pl_hdr.pl_tsc > ra[na - 1]->pl_hdr.pl_tsc)
+			if (rb[i].pl_hdr.pl_tsc > ra[na - 1].pl_hdr.pl_tsc)
 				after++;
 		/* The timer's records (all but the stops'): in pairs. */
 		for (i = fa; i + 1 < na; i++) {
-			if (has_twin(rb + fb, nb - 1 - fb, ra[i]->pl_hdr.pl_tsc))
+			if (has_twin(rb + fb, nb - 1 - fb, ra[i].pl_hdr.pl_tsc))
 				paired++;
 			else
 				alone++;
 		}
 		for (i = fb; i + 1 < nb; i++)
-			if (!has_twin(ra + fa, na - 1 - fa, rb[i]->pl_hdr.pl_tsc))
+			if (!has_twin(ra + fa, na - 1 - fa, rb[i].pl_hdr.pl_tsc))
 				alone++;
 		fa = na;
 		fb = nb;
@@ -218,14 +233,16 @@ TEST_F(sys, no_timer_record_of_a_partly_stopped_set)
 	/* After a's stop only b's own stop, each round. */
 	EXPECT_EQ(10, after);
 	EXPECT_EQ(0, alone);
-	/* The set wrote its pairs while both ran. */
+	/* The set wrote its pairs while both ran, each one SNAPSET of both. */
 	EXPECT_LE(10, paired);
+	EXPECT_EQ(paired, snap_sets(&self->b, 6, 2));
+	EXPECT_EQ(paired, snap_sets(&self->b, 6, SNAP_ANY_SIZE));
 }
 
 /* A PMC alone (group 0) on every online CPU writes from its CPU. */
 TEST_F(sys, records_come_from_the_pmc_cpu)
 {
-	static const struct pmclog_snapshot *rec[MAXREC];
+	static struct pmclog_snapshot rec[MAXREC];
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	int64_t id[2];
 	size_t n, i;
@@ -249,8 +266,8 @@ TEST_F(sys, records_come_from_the_pmc_cpu)
 		n = snap_records(&self->b, id[c], rec, MAXREC);
 		EXPECT_LE(3, n);
 		for (i = 0; i < n && i < MAXREC; i++) {
-			EXPECT_EQ(c, rec[i]->pl_cpu);
-			EXPECT_EQ(0, rec[i]->pl_group);
+			EXPECT_EQ(c, rec[i].pl_cpu);
+			EXPECT_EQ(0, rec[i].pl_group);
 		}
 	}
 }
@@ -258,7 +275,7 @@ TEST_F(sys, records_come_from_the_pmc_cpu)
 /* Stopped, no record comes; PMCSTART starts them again. */
 TEST_F(sys, stopped_pmc_writes_nothing)
 {
-	static const struct pmclog_snapshot *rec[MAXREC];
+	static struct pmclog_snapshot rec[MAXREC];
 	uint64_t t0, t1;
 	int64_t id;
 
