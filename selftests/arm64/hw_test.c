@@ -45,9 +45,9 @@ void __attribute__((noinline, noclone)) hot_loop(uint64_t n)
 
 void __attribute__((noinline, noclone)) hot_caller(uint64_t cpu_ns)
 {
-	uint64_t end = smp_now_ns(CLOCK_THREAD_CPUTIME_ID) + cpu_ns;
+	uint64_t end = pmc_t_now_ns(CLOCK_THREAD_CPUTIME_ID) + cpu_ns;
 
-	while (smp_now_ns(CLOCK_THREAD_CPUTIME_ID) < end)
+	while (pmc_t_now_ns(CLOCK_THREAD_CPUTIME_ID) < end)
 		hot_loop(2000000);
 }
 
@@ -215,10 +215,10 @@ TEST_F_TIMEOUT(hw, system_cycles_keep_64bit_values_across_wraps, 60)
 				 0, 0, PMC_CAP_USER | PMC_CAP_SYSTEM);
 		ASSERT_LE(0, id[i]) TH_LOG("CPU %ld: %s", i, strerror((int)-id[i]));
 	}
-	t0 = smp_now_ns(CLOCK_MONOTONIC);
+	t0 = pmc_t_now_ns(CLOCK_MONOTONIC);
 	for (i = 0; i < ncpu; i++)
 		ASSERT_EQ(0, smp_simple(self->fd, PMC_IOC_PMCSTART, (uint32_t)id[i]));
-	while (smp_now_ns(CLOCK_MONOTONIC) - t0 < 9500000000ull) {
+	while (pmc_t_now_ns(CLOCK_MONOTONIC) - t0 < 9500000000ull) {
 		nanosleep(&q, NULL);
 		for (i = 0; i < ncpu; i++) {
 			ASSERT_EQ(0, smp_read(self->fd, (uint32_t)id[i], &v[i]));
@@ -229,7 +229,7 @@ TEST_F_TIMEOUT(hw, system_cycles_keep_64bit_values_across_wraps, 60)
 	}
 	for (i = 0; i < ncpu; i++)
 		ASSERT_EQ(0, smp_simple(self->fd, PMC_IOC_PMCSTOP, (uint32_t)id[i]));
-	t1 = smp_now_ns(CLOCK_MONOTONIC);
+	t1 = pmc_t_now_ns(CLOCK_MONOTONIC);
 	EXPECT_EQ(0U, back);
 	for (i = 0; i < ncpu; i++) {
 		ASSERT_EQ(0, smp_read(self->fd, (uint32_t)id[i], &v[i]));

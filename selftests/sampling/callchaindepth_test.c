@@ -29,8 +29,8 @@ void deep(int level, uint64_t ns)
 		sink++;		/* not a tail call */
 		return;
 	}
-	end = smp_now_ns(CLOCK_THREAD_CPUTIME_ID) + ns;
-	while (smp_now_ns(CLOCK_THREAD_CPUTIME_ID) < end)
+	end = pmc_t_now_ns(CLOCK_THREAD_CPUTIME_ID) + ns;
+	while (pmc_t_now_ns(CLOCK_THREAD_CPUTIME_ID) < end)
 		sink++;
 }
 

@@ -105,7 +105,7 @@ TEST_F(log, regular_file_gets_initialize_userdata_closelog)
 	RETURN_IF_SKIPPED();
 	lfd = open(self->path, O_WRONLY | O_TRUNC);
 	ASSERT_LE(0, lfd);
-	t0 = smp_now_ns(CLOCK_MONOTONIC);
+	t0 = pmc_t_now_ns(CLOCK_MONOTONIC);
 	ASSERT_EQ(0, smp_configurelog(self->fd, lfd));
 	EXPECT_EQ(-EBUSY, smp_configurelog(self->fd, lfd));
 	/* The log holds its own reference: the owner's copy may go. */
@@ -114,7 +114,7 @@ TEST_F(log, regular_file_gets_initialize_userdata_closelog)
 		ASSERT_EQ(0, smp_writelog(self->fd, 0x1000 + i));
 	ASSERT_EQ(0, smp_flushlog(self->fd));
 	ASSERT_EQ(0, smp_closelog(self->fd));
-	t1 = smp_now_ns(CLOCK_MONOTONIC);
+	t1 = pmc_t_now_ns(CLOCK_MONOTONIC);
 	/* CLOSELOG de-configured the log. */
 	EXPECT_EQ(-EINVAL, smp_flushlog(self->fd));
 

@@ -193,9 +193,9 @@ TEST_F_TIMEOUT(nmi, a_million_nmi_samples_read_while_written, NMI_TIME_LIMIT + 6
 	for (i = 0; i < ncpu; i++)
 		ASSERT_EQ(0, smp_simple(self->fd, PMC_IOC_PMCSTART, ids[i]));
 
-	t0 = smp_now_ns(CLOCK_MONOTONIC);
+	t0 = pmc_t_now_ns(CLOCK_MONOTONIC);
 	while (processed < NMI_SAMPLES &&
-	       smp_now_ns(CLOCK_MONOTONIC) - t0 < NMI_TIME_LIMIT * 1000000000ull) {
+	       pmc_t_now_ns(CLOCK_MONOTONIC) - t0 < NMI_TIME_LIMIT * 1000000000ull) {
 		usleep(200000);
 		ASSERT_EQ(0, smp_stats(self->fd, &ds1));
 		processed = ds1.pm_intr_processed - ds0.pm_intr_processed;
@@ -217,7 +217,7 @@ TEST_F_TIMEOUT(nmi, a_million_nmi_samples_read_while_written, NMI_TIME_LIMIT + 6
 	out1 = tp_stat("overflows_outside_nmi");
 	processed = ds1.pm_intr_processed - ds0.pm_intr_processed;
 	TH_LOG("%.1f s: %llu records, %llu samples (%llu user, %llu with kernel chains), %lld NMI overflows, %llu processed, %llu ring drops, %llu lost for want of a buffer, %llu sample drops, %llu polls",
-	       (smp_now_ns(CLOCK_MONOTONIC) - t0) / 1e9,
+	       (pmc_t_now_ns(CLOCK_MONOTONIC) - t0) / 1e9,
 	       (unsigned long long)rd.nrecs, (unsigned long long)rd.nsamples,
 	       (unsigned long long)rd.user_samples,
 	       (unsigned long long)rd.kernel_chains, nmi1 - nmi0,
@@ -277,11 +277,11 @@ static volatile uint64_t sink;
 /* Mostly in the kernel: getppid() in a loop. */
 void __attribute__((noinline, noclone)) syscall_loop(uint64_t cpu_ns)
 {
-	uint64_t end = smp_now_ns(CLOCK_THREAD_CPUTIME_ID) + cpu_ns;
+	uint64_t end = pmc_t_now_ns(CLOCK_THREAD_CPUTIME_ID) + cpu_ns;
 	int i;
 
 	__asm__ volatile("" : : "r"(__builtin_frame_address(0)));
-	while (smp_now_ns(CLOCK_THREAD_CPUTIME_ID) < end)
+	while (pmc_t_now_ns(CLOCK_THREAD_CPUTIME_ID) < end)
 		for (i = 0; i < 1000; i++)
 			sink += syscall(SYS_getppid);
 }

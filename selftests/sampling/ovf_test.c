@@ -21,19 +21,19 @@ static void on_sig(int sig)
 /* Spin until a signal came or @max_ns of CPU time went by. */
 static void spin_until_signal(uint64_t max_ns)
 {
-	uint64_t end = smp_now_ns(CLOCK_THREAD_CPUTIME_ID) + max_ns;
+	uint64_t end = pmc_t_now_ns(CLOCK_THREAD_CPUTIME_ID) + max_ns;
 	int i;
 
-	while (!nsig && smp_now_ns(CLOCK_THREAD_CPUTIME_ID) < end)
+	while (!nsig && pmc_t_now_ns(CLOCK_THREAD_CPUTIME_ID) < end)
 		for (i = 0; i < 100000; i++)
 			sink += i;
 }
 
 static void spin_ns(uint64_t ns)
 {
-	uint64_t end = smp_now_ns(CLOCK_THREAD_CPUTIME_ID) + ns;
+	uint64_t end = pmc_t_now_ns(CLOCK_THREAD_CPUTIME_ID) + ns;
 
-	while (smp_now_ns(CLOCK_THREAD_CPUTIME_ID) < end)
+	while (pmc_t_now_ns(CLOCK_THREAD_CPUTIME_ID) < end)
 		sink++;
 }
 

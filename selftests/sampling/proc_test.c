@@ -684,8 +684,8 @@ TEST_F(proc, exec_logs_procexec_and_mappings)
 	ASSERT_EQ(1, write(go[1], "g", 1));
 
 	/* Wait for the PROCEXEC (written as the new image starts). */
-	t0 = smp_now_ns(CLOCK_MONOTONIC);
-	while (!x && smp_now_ns(CLOCK_MONOTONIC) - t0 < 2000000000ull) {
+	t0 = pmc_t_now_ns(CLOCK_MONOTONIC);
+	while (!x && pmc_t_now_ns(CLOCK_MONOTONIC) - t0 < 2000000000ull) {
 		usleep(20000);
 		ASSERT_EQ(0, smp_flushlog(self->fd));
 		smp_ring_drain(&self->r, &b);

@@ -274,9 +274,9 @@ TEST_F(ring, poll_follows_the_watermark)
 
 	/* A sleeping poller is woken when the watermark is reached. */
 	ASSERT_EQ(0, pthread_create(&thr, NULL, late_writer, &self->fd));
-	t0 = smp_now_ns(CLOCK_MONOTONIC);
+	t0 = pmc_t_now_ns(CLOCK_MONOTONIC);
 	EXPECT_EQ(1, poll(&pfd, 1, 10000));
-	EXPECT_LE(150000000ull, smp_now_ns(CLOCK_MONOTONIC) - t0);
+	EXPECT_LE(150000000ull, pmc_t_now_ns(CLOCK_MONOTONIC) - t0);
 	pthread_join(thr, NULL);
 	EXPECT_EQ(10 * sizeof(struct pmclog_userdata), smp_ring_avail(&self->r));
 	smp_buf_free(&b);
@@ -308,11 +308,11 @@ TEST_F(ring, samples_reach_the_reader_within_the_publication_delay)
 	ASSERT_LE(0, id);
 	ASSERT_EQ(0, smp_attach(self->fd, id, getpid()));
 	ASSERT_EQ(0, smp_simple(self->fd, PMC_IOC_PMCSTART, id));
-	deadline = smp_now_ns(CLOCK_MONOTONIC) + 20000000000ull;
-	while (n < 30 && smp_now_ns(CLOCK_MONOTONIC) < deadline) {
+	deadline = pmc_t_now_ns(CLOCK_MONOTONIC) + 20000000000ull;
+	while (n < 30 && pmc_t_now_ns(CLOCK_MONOTONIC) < deadline) {
 		if (!smp_ring_drain(&self->r, &b))
 			continue;
-		now = smp_now_ns(CLOCK_MONOTONIC);
+		now = pmc_t_now_ns(CLOCK_MONOTONIC);
 		for (; (h = smp_rec_at(&b, off)) != NULL; off += smp_rec_len(h)) {
 			if (smp_rec_type(h) != PMCLOG_TYPE_CALLCHAIN)
 				continue;

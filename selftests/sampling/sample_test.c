@@ -41,9 +41,9 @@ void __attribute__((noinline, noclone)) busy_loop(uint64_t n)
 /* Its caller, which the callchains must show. */
 void __attribute__((noinline, noclone)) busy_caller(uint64_t cpu_ns)
 {
-	uint64_t end = smp_now_ns(CLOCK_THREAD_CPUTIME_ID) + cpu_ns;
+	uint64_t end = pmc_t_now_ns(CLOCK_THREAD_CPUTIME_ID) + cpu_ns;
 
-	while (smp_now_ns(CLOCK_THREAD_CPUTIME_ID) < end)
+	while (pmc_t_now_ns(CLOCK_THREAD_CPUTIME_ID) < end)
 		busy_loop(busy_iters);
 }
 
@@ -58,9 +58,9 @@ static void calibrate(void)
 	int i;
 
 	for (i = 0; i < 5; i++) {
-		t0 = smp_now_ns(CLOCK_THREAD_CPUTIME_ID);
+		t0 = pmc_t_now_ns(CLOCK_THREAD_CPUTIME_ID);
 		busy_loop(busy_iters);
-		dt = smp_now_ns(CLOCK_THREAD_CPUTIME_ID) - t0;
+		dt = pmc_t_now_ns(CLOCK_THREAD_CPUTIME_ID) - t0;
 		if (dt && dt < best)
 			best = dt;
 	}
@@ -360,7 +360,7 @@ static void *spin_fn(void *arg)
 	s->tid = gettid();
 	/* sched_getcpu() reads the CPU it runs on: pinned by now. */
 	if (sched_getcpu() == s->cpu)
-		s->pinned_ns = smp_now_ns(CLOCK_MONOTONIC);
+		s->pinned_ns = pmc_t_now_ns(CLOCK_MONOTONIC);
 	while (!*s->stop)
 		busy_loop(100000);
 	return NULL;

@@ -36,6 +36,8 @@
 #include <pmc/pmclog.h>
 #include <pmc/ring.h>
 
+#include "pmc_test.h"
+
 /*
  * Failed ASSERTs longjmp to the teardown: -Wclobbered is noise here; so is
  * -Wsign-compare between the harness's int literals and sizes.
@@ -525,14 +527,6 @@ static inline int smp_func_range(const char *name, const void *addr,
 
 /* ---------------------------------------------------------------- misc */
 
-static inline uint64_t smp_now_ns(clockid_t clk)
-{
-	struct timespec ts;
-
-	clock_gettime(clk, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
 /*
  * A child that runs @fn(@arg) when told to, a byte on *@go (the write end
  * of its pipe: attach and start its PMC first), then exits 0. Its pid, or
@@ -595,15 +589,6 @@ static inline int64_t smp_sample_child(int fd, void (*fn)(uint64_t),
 	if (!ret)
 		ret = smp_simple(fd, PMC_IOC_PMCSTOP, id);
 	return ret ? ret : id;
-}
-
-static inline int smp_pin_cpu(int cpu)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	return sched_setaffinity(0, sizeof(set), &set);
 }
 
 /* Why this test cannot run, or NULL. */

@@ -47,13 +47,13 @@ FIXTURE_TEARDOWN(proc)
 /* Spin @ns of CPU time, sleeping 200 us every @slice_ns (switch-outs). */
 static unsigned int spin_and_sleep(uint64_t ns, uint64_t slice_ns)
 {
-	uint64_t end = smp_now_ns(CLOCK_THREAD_CPUTIME_ID) + ns, next;
+	uint64_t end = pmc_t_now_ns(CLOCK_THREAD_CPUTIME_ID) + ns, next;
 	struct timespec ts = { .tv_nsec = 200000 };
 	unsigned int sleeps = 0;
 
-	while (smp_now_ns(CLOCK_THREAD_CPUTIME_ID) < end) {
-		next = smp_now_ns(CLOCK_THREAD_CPUTIME_ID) + slice_ns;
-		while (smp_now_ns(CLOCK_THREAD_CPUTIME_ID) < next)
+	while (pmc_t_now_ns(CLOCK_THREAD_CPUTIME_ID) < end) {
+		next = pmc_t_now_ns(CLOCK_THREAD_CPUTIME_ID) + slice_ns;
+		while (pmc_t_now_ns(CLOCK_THREAD_CPUTIME_ID) < next)
 			sink++;
 		nanosleep(&ts, NULL);
 		sleeps++;
@@ -70,9 +70,9 @@ static void switch_out_when_due(unsigned int n)
 	uint64_t due;
 
 	while (n--) {
-		due = smp_now_ns(CLOCK_MONOTONIC) +
+		due = pmc_t_now_ns(CLOCK_MONOTONIC) +
 		      PMC_SNAPSHOT_MIN_US * 1500ull;
-		while (smp_now_ns(CLOCK_MONOTONIC) < due)
+		while (pmc_t_now_ns(CLOCK_MONOTONIC) < due)
 			sink++;
 		usleep(200);
 	}
@@ -115,13 +115,13 @@ TEST_F(proc, thread_records_at_switch_out)
 				      PERIOD_US, ids));
 	a = ids[0];
 	b = ids[1];
-	t0 = smp_now_ns(CLOCK_MONOTONIC);
+	t0 = pmc_t_now_ns(CLOCK_MONOTONIC);
 	ASSERT_EQ(0, smp_simple(self->fd, PMC_IOC_PMCSTART, a));
 	ASSERT_EQ(0, smp_simple(self->fd, PMC_IOC_PMCSTART, b));
 	sleeps = spin_and_sleep(100000000ull, 1000000ull);
 	ASSERT_EQ(0, smp_simple(self->fd, PMC_IOC_PMCSTOP, a));
 	ASSERT_EQ(0, smp_simple(self->fd, PMC_IOC_PMCSTOP, b));
-	t1 = smp_now_ns(CLOCK_MONOTONIC);
+	t1 = pmc_t_now_ns(CLOCK_MONOTONIC);
 	ASSERT_EQ(0, snap_readset(self->fd, ids, 2, v));
 	ASSERT_TRUE(snap_collect(self->fd, &self->r, &self->b));
 
@@ -314,8 +314,8 @@ TEST_F(proc, overflow_record_values_are_the_stopped_values)
 	ASSERT_EQ(0, smp_attach_flags(self->fd, c, 0, PMC_ATTACH_F_THREAD));
 	ASSERT_EQ(0, smp_simple(self->fd, PMC_IOC_PMCSTART, c));
 	ASSERT_EQ(0, smp_simple(self->fd, PMC_IOC_PMCSTART, a));
-	end = smp_now_ns(CLOCK_THREAD_CPUTIME_ID) + 20 * PRESET_NS;
-	while (!nsig && smp_now_ns(CLOCK_THREAD_CPUTIME_ID) < end)
+	end = pmc_t_now_ns(CLOCK_THREAD_CPUTIME_ID) + 20 * PRESET_NS;
+	while (!nsig && pmc_t_now_ns(CLOCK_THREAD_CPUTIME_ID) < end)
 		sink++;
 	ASSERT_EQ(1, nsig);
 	ASSERT_EQ(0, smp_read(self->fd, a, &va));

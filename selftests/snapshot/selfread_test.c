@@ -127,7 +127,7 @@ TEST_F(sr, page_describes_the_set_and_equals_readset)
 	sr_read(self->fd, pg, 2, v, k);
 	EXPECT_EQ(PMC_SELFREAD_SYSCALL, k[0]);
 	EXPECT_EQ(PMC_SELFREAD_SYSCALL, k[1]);
-	ASSERT_EQ(0, smp_pin_cpu(0) ?: smp_pin_cpu(0));
+	ASSERT_EQ(0, pmc_t_pin_cpu(0) ?: pmc_t_pin_cpu(0));
 	ASSERT_EQ(0, smp_simple(self->fd, PMC_IOC_PMCSTOP, a));
 	ASSERT_EQ(0, smp_simple(self->fd, PMC_IOC_PMCSTOP, b));
 	/* Stopped: static, and exactly what PMCREADSET says. */
@@ -183,7 +183,7 @@ static void *hammer_bound(void *arg)
 	atomic_store(&h->pg, pg);
 	for (i = 0; !atomic_load(&h->stop); i++) {
 		if (ncpu > 1 && i % 8 == 0)
-			smp_pin_cpu(i / 8 % 2);
+			pmc_t_pin_cpu(i / 8 % 2);
 		if (i % 3 == 0)
 			nanosleep(&ts, NULL);
 		else
@@ -212,8 +212,8 @@ TEST_F(sr, hammered_page_is_never_torn_nor_decreasing)
 	while (!(pg = atomic_load(&h.pg)) && !h.err)
 		sched_yield();
 	ASSERT_EQ(0, h.err);
-	end = smp_now_ns(CLOCK_MONOTONIC) + 1500000000ull;
-	while (smp_now_ns(CLOCK_MONOTONIC) < end) {
+	end = pmc_t_now_ns(CLOCK_MONOTONIC) + 1500000000ull;
+	while (pmc_t_now_ns(CLOCK_MONOTONIC) < end) {
 		seq = __atomic_load_n(&pg->ps_seq, __ATOMIC_ACQUIRE);
 		if (seq & 1) {
 			odd++;

@@ -72,13 +72,13 @@ TEST_F(sys, set_records_at_the_period_share_timestamps)
 	ASSERT_LE(0, b);
 	ids[0] = a;
 	ids[1] = b;
-	t0 = smp_now_ns(CLOCK_MONOTONIC);
+	t0 = pmc_t_now_ns(CLOCK_MONOTONIC);
 	ASSERT_EQ(0, smp_simple(self->fd, PMC_IOC_PMCSTART, a));
 	ASSERT_EQ(0, smp_simple(self->fd, PMC_IOC_PMCSTART, b));
 	sleep_ns(RUN_NS);
 	ASSERT_EQ(0, smp_simple(self->fd, PMC_IOC_PMCSTOP, a));
 	ASSERT_EQ(0, smp_simple(self->fd, PMC_IOC_PMCSTOP, b));
-	t1 = smp_now_ns(CLOCK_MONOTONIC);
+	t1 = pmc_t_now_ns(CLOCK_MONOTONIC);
 	ASSERT_EQ(0, snap_readset(self->fd, ids, 2, v));
 	ASSERT_TRUE(snap_collect(self->fd, &self->r, &self->b));
 
@@ -298,10 +298,10 @@ TEST_F(sys, stopped_pmc_writes_nothing)
 	 * for the periods between the start and the release (one, unless the
 	 * two ops took more than a period: on the RT debug kernel they can).
 	 */
-	t0 = smp_now_ns(CLOCK_MONOTONIC);
+	t0 = pmc_t_now_ns(CLOCK_MONOTONIC);
 	ASSERT_EQ(0, smp_simple(self->fd, PMC_IOC_PMCSTART, id));
 	ASSERT_EQ(0, smp_simple(self->fd, PMC_IOC_PMCRELEASE, id));
-	t1 = smp_now_ns(CLOCK_MONOTONIC);
+	t1 = pmc_t_now_ns(CLOCK_MONOTONIC);
 	smp_buf_free(&self->b);
 	sleep_ns(RUN_NS / 10);
 	ASSERT_TRUE(snap_collect(self->fd, &self->r, &self->b));
