@@ -63,14 +63,15 @@ if command -v perf > /dev/null; then
 		"$CPCSTAT" record -q -g -e cpu-clock,freq=1000 -p "${target:-0}" -o "$TMP/both.log" \
 			2> "$TMP/both.err"
 		wait $perfpid
-		both=$("$CPCSTAT" report -i "$TMP/both.log" 2>&1 | share)
+		brep=$("$CPCSTAT" report -i "$TMP/both.log" 2>&1)
+		both=$(echo "$brep" | share)
 		prep=$(perf report -q --stdio --no-children -g none -n --sort dso,sym -i "$TMP/perf.data" 2>/dev/null |
 			grep -E "\[\.\] hot_(three|one)")
 		theirs=$(echo "$prep" | awk '{ gsub("%", "", $1) }
 			/hot_three/ { a = $1 } /hot_one/ { b = $1 }
 			END { if (a + b > 0) printf "%.2f", 100 * a / (a + b); else print "none" }')
 		# Sample counts and perf's lost/throttle records, to tell noise from a bias.
-		ours_n=$("$CPCSTAT" report -i "$TMP/both.log" 2>&1 |
+		ours_n=$(echo "$brep" |
 			awk '$NF == "hot3to1" && $(NF-1) ~ /^hot_(three|one)$/ { n += $3 } END { print n + 0 }')
 		theirs_n=$(echo "$prep" | awk '{ n += $2 } END { print n + 0 }')
 		pstats=$(perf report --stats -i "$TMP/perf.data" 2>/dev/null |
