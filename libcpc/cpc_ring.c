@@ -209,10 +209,10 @@ static void queue_push(struct cpc_ringsub *sub)
  * A SNAPSHOT record: one PMC of a set, its last value, which PMCSTOP writes
  * for each stopped PMC at its own instant (its value no longer changes).
  * So a set's snapshot is complete when each of its PMCs has sent one
- * record, and it is dated by the latest; a PMC that sends a second record first means
- * records were lost (the older instant is dropped and counted), as does a
- * DROPNOTIFY (every set starts over). Inline in the reader's loop: it runs
- * for nearly every record. True when a snapshot was queued.
+ * record, and it is dated by the latest; a PMC that sends a second record
+ * first means records were lost (the older instant is dropped and
+ * counted), as does a DROPNOTIFY (every set starts over). True when a
+ * snapshot was queued.
  */
 static inline bool on_snapshot(struct cpc_ring *r,
 			       const struct pmclog_snapshot *s)
